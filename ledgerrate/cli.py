@@ -1,0 +1,213 @@
+"""The command line (DESIGN.md §6): a thin typer app that parses arguments and calls stages.
+
+Stage code raises `FileProblem` or `UsageProblem` for anything a user can fix; this module turns
+them into one line a problem and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.io import FileProblem
+
+app = typer.Typer(
+    help="LedgerRate: cost per successful outcome of AI models on finance-ops workloads.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+seeds_app = typer.Typer(help="Seed commitments and releases.", no_args_is_help=True)
+spotcheck_app = typer.Typer(help="Human spot-checks of judged runs.", no_args_is_help=True)
+app.add_typer(seeds_app, name="seeds")
+app.add_typer(spotcheck_app, name="spotcheck")
+
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+EditionDir = Annotated[Path, typer.Argument(help="An edition folder, e.g. editions/2026-07.")]
+
+
+def friendly(func: F) -> F:
+    """Print user-fixable problems as one line each and exit 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FileProblem as problem:
+            for line in problem.lines:
+                err.print(f"[red]error:[/red] {line}", markup=True)
+            sys.exit(2)
+        except UsageProblem as problem:
+            for line in problem.lines:
+                err.print(f"[red]error:[/red] {line}", markup=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def not_yet(issue: int) -> None:
+    err.print(f"not built yet: this command arrives with issue #{issue}.")
+    sys.exit(3)
+
+
+@app.command()
+@friendly
+def schema(
+    out: Annotated[Path, typer.Option(help="Folder for the JSON Schemas.")] = Path("build/schemas"),
+) -> None:
+    """Export the JSON Schema of every edition file."""
+    from ledgerrate.schema_export import export_schemas
+
+    for path in export_schemas(out):
+        typer.echo(path)
+
+
+@app.command()
+@friendly
+def generate(
+    workload_id: Annotated[str, typer.Argument(help="e.g. extract.invoice.v1")],
+    seed: Annotated[int, typer.Option(help="Generator seed.")],
+    out: Annotated[Path, typer.Option(help="Output folder.")],
+    n: Annotated[int, typer.Option(help="Items (the standard says 15).")] = 15,
+) -> None:
+    """Write a workload's dataset and its card, for inspection."""
+    from ledgerrate.generate.write import write_dataset
+
+    card = write_dataset(workload_id, seed=seed, n=n, out=out)
+    typer.echo(f"{card.workload}: {card.n_items} items, dataset_hash {card.dataset_hash}")
+
+
+@app.command()
+@friendly
+def register(edition: EditionDir) -> None:
+    """Seal registration.json once: hashes, dataset hashes and seed commitments."""
+    from ledgerrate.generate.register import register_edition
+
+    registration = register_edition(edition)
+    typer.echo(f"registered {registration.edition} at {registration.registered_at.isoformat()}")
+
+
+@app.command()
+@friendly
+def run(
+    edition: EditionDir,
+    workloads: Annotated[list[str] | None, typer.Option("--workloads", help="Only these.")] = None,
+    models: Annotated[list[str] | None, typer.Option("--models", help="Only these.")] = None,
+    modes: Annotated[list[str] | None, typer.Option("--modes", help="Only these.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Global concurrent requests.")] = 8,
+    allow_outside_window: Annotated[
+        bool, typer.Option(help="Run outside the 72-hour window (flagged in every record).")
+    ] = False,
+    new_sitting: Annotated[
+        bool, typer.Option(help="Re-run finished cells as a new sitting (earlier ones kept).")
+    ] = False,
+) -> None:
+    """Run every cell of an edition (resumable: finished runs are skipped)."""
+    from ledgerrate.run.scheduler import RunOptions, run_edition
+
+    run_edition(
+        edition,
+        RunOptions(
+            workloads=workloads,
+            models=models,
+            modes=modes,
+            concurrency=concurrency,
+            allow_outside_window=allow_outside_window,
+            new_sitting=new_sitting,
+        ),
+    )
+
+
+@app.command()
+@friendly
+def grade(
+    edition: EditionDir,
+    regrade: Annotated[bool, typer.Option(help="Grade again, keeping earlier grades.")] = False,
+) -> None:
+    """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
+    from ledgerrate.grade.stage import grade_edition
+
+    grade_edition(edition, regrade=regrade)
+
+
+@app.command()
+@friendly
+def results(
+    edition: EditionDir,
+    as_json: Annotated[bool, typer.Option("--json", help="Emit results.json to stdout.")] = False,
+) -> None:
+    """The per-cell table and derived indices."""
+    from ledgerrate.metrics.report import print_results
+
+    print_results(edition, as_json=as_json)
+
+
+@seeds_app.command("release")
+@friendly
+def seeds_release(edition: EditionDir) -> None:
+    """Publish an edition's private seeds as seeds.json (at the next edition)."""
+    from ledgerrate.generate.seeds import release_seeds
+
+    path = release_seeds(edition)
+    typer.echo(f"released: {path}")
+
+
+@spotcheck_app.command("sample")
+@friendly
+def spotcheck_sample(edition: EditionDir) -> None:
+    """Draw the seeded ≥ 20% spot-check sample of judged runs into CSVs for graders."""
+    from ledgerrate.grade.spotcheck import sample_edition
+
+    for path in sample_edition(edition):
+        typer.echo(path)
+
+
+@spotcheck_app.command("import")
+@friendly
+def spotcheck_import(
+    edition: EditionDir,
+    csv: Annotated[Path, typer.Argument(help="The graders' completed CSV.")],
+) -> None:
+    """Read human spot-check grades back and flag cells that disagree with the judge."""
+    from ledgerrate.grade.spotcheck import import_grades
+
+    for line in import_grades(edition, csv):
+        typer.echo(line)
+
+
+@app.command()
+@friendly
+def build(
+    editions: Annotated[Path, typer.Option(help="Folder of editions.")] = Path("editions"),
+    out: Annotated[Path, typer.Option(help="Build folder.")] = Path("build"),
+) -> None:
+    """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
+    from ledgerrate.publish.build import build_site
+
+    site = build_site(editions=editions, out=out)
+    typer.echo(f"site built: {site}")
+
+
+@app.command()
+@friendly
+def verify(
+    target: Annotated[Path, typer.Argument(help="An edition folder or an evidence bundle.")],
+) -> None:
+    """Recompute and re-check every published figure offline; non-zero exit on any mismatch."""
+    not_yet(6)
+
+
+@app.command()
+@friendly
+def reproduce(edition: EditionDir) -> None:
+    """Run a cell again live, recorded as a reproduction (never replaces the registered one)."""
+    not_yet(6)

@@ -1,0 +1,1 @@
+"""Stage 1: generate seeded datasets and their content-addressed cards."""

@@ -1,0 +1,1 @@
+"""Figures of DESIGN.md §5: pure functions over pandas frames, no I/O."""

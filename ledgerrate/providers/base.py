@@ -1,0 +1,95 @@
+"""The provider interface: one async `complete` per API family (DESIGN.md §3).
+
+Adapters translate a family-neutral request into the family's wire format and the response
+back into text, tool calls, the raw JSON and provider-reported usage. They never retry and
+never price: retries and backoff live in `ledgerrate.run`, pricing in `ledgerrate.run.cost`.
+Errors are split by whose fault they are, because the standard treats them differently:
+`InfraError` (429, 5xx, timeouts, connection errors, unparseable bodies) is excluded and re-run;
+`ModelError` (a refusal, no output) is a model failure and is never retried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import httpx
+
+from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.workloads.base import ToolSpec
+
+Role = Literal["user", "assistant", "tool"]
+
+
+@dataclass
+class Message:
+    """A family-neutral chat turn. Tool results carry the id of the call they answer."""
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+
+
+@dataclass
+class CompletionRequest:
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec] | None = None
+
+
+@dataclass
+class Completion:
+    text: str
+    tool_calls: list[ToolCall]
+    raw: Any
+    # None when the provider reported no usage: the runner then estimates (chars ÷ 4).
+    usage: Usage | None
+    http_status: int
+    finish_reason: str | None = None
+
+
+class ProviderError(Exception):
+    """Base: `raw` is whatever body came back, `usage` any usage it still reported."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        raw: Any = None,
+        usage: Usage | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.raw = raw
+        self.usage = usage
+
+
+class InfraError(ProviderError):
+    """Not the model's fault: excluded from the cell and re-run with backoff."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.retry_after = retry_after
+
+
+class RateLimited(InfraError):
+    """429: the scheduler lowers the provider's concurrency and honours Retry-After."""
+
+
+class ModelError(ProviderError):
+    """The model's fault (refusal, empty output, content filter): a model failure, no retry."""
+
+
+class Provider(Protocol):
+    family: str
+    spec: ModelSpec
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...
+
+
+class ProviderFactory(Protocol):
+    def __call__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> Provider: ...

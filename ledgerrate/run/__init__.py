@@ -1,0 +1,1 @@
+"""Stage 2: run cells against providers and write append-only raw logs. Never grades."""

@@ -1,0 +1,72 @@
+"""Cost = provider-reported usage × the edition's frozen price table, in Decimal.
+
+Shared by the runner (recording), the judge (grading cost) and `verify` (recomputing), so the
+three can never disagree about a cent.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.schema import Cost, ModelPrice, PricingTable, Usage
+
+MILLION = Decimal(1_000_000)
+COMPUTE_QUANTUM = Decimal("0.000000000001")  # 1e-12 USD: CPU-seconds ÷ 3600 never terminates
+
+
+def price_for(pricing: PricingTable, model_id: str) -> ModelPrice:
+    try:
+        return pricing.models[model_id]
+    except KeyError:
+        raise UsageProblem(
+            f"pricing.yaml has no price for model {model_id!r}; add it under `models:` "
+            "(a model without a price is never costed as zero)"
+        ) from None
+
+
+def require_prices(pricing: PricingTable, model_ids: list[str]) -> None:
+    """Refuse a run before any call when any model lacks a price."""
+    missing = [m for m in model_ids if m not in pricing.models]
+    if missing:
+        raise UsageProblem(
+            *(f"pricing.yaml has no price for model {m!r}; add it under `models:`" for m in missing)
+        )
+
+
+def token_cost(usage: Usage, price: ModelPrice) -> Decimal:
+    cached = price.cached_input_per_mtok if price.cached_input_per_mtok is not None else None
+    cache_write = price.cache_write_per_mtok
+    reasoning = price.reasoning_per_mtok
+    visible_output = usage.output_tokens - (usage.reasoning_tokens if reasoning is not None else 0)
+    total = (
+        usage.input_tokens * price.input_per_mtok
+        + usage.cached_input_tokens * (cached if cached is not None else price.input_per_mtok)
+        + usage.cache_write_tokens
+        * (cache_write if cache_write is not None else price.input_per_mtok)
+        + visible_output * price.output_per_mtok
+        + (usage.reasoning_tokens * reasoning if reasoning is not None else 0)
+    )
+    return Decimal(total) / MILLION
+
+
+def usage_cost(usage: Usage, pricing: PricingTable, model_id: str) -> Cost:
+    return Cost(model_usd=token_cost(usage, price_for(pricing, model_id)))
+
+
+def compute_cost(cpu_seconds: float, pricing: PricingTable) -> Cost:
+    if pricing.compute is None:
+        raise UsageProblem(
+            "pricing.yaml has no `compute:` price; reference baselines are costed by CPU time "
+            "× $/vCPU-hour, so add compute.vcpu_hour_usd with its source"
+        )
+    seconds = Decimal(str(round(cpu_seconds, 6)))
+    usd = (seconds * pricing.compute.vcpu_hour_usd / Decimal(3600)).quantize(
+        COMPUTE_QUANTUM, rounding=ROUND_HALF_EVEN
+    )
+    return Cost(compute_usd=usd)
+
+
+def estimate_usage(prompt_chars: int, output_chars: int) -> Usage:
+    """Used only when a provider reports nothing; the record's basis is then `estimate`."""
+    return Usage(input_tokens=-(-prompt_chars // 4), output_tokens=-(-output_chars // 4))

@@ -1,0 +1,1 @@
+"""Sandboxes for untrusted input from models: SQL (`sql`) and file paths (`files`)."""

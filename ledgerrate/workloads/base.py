@@ -1,0 +1,190 @@
+"""What a workload version is (DESIGN.md §3): the interface every workload module exports.
+
+A workload version is frozen once registered: its prompt template, rubric, grader and
+generator are hashed, and any edit without a version bump is reported by `build` and `verify`.
+Graders are pure functions of (item, answer); baselines see only what a model would see
+(`item.input` and the item's files), never the ground truth.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ledgerrate.hashing import sha256_bytes, sha256_json, sha256_text, source_hash
+from ledgerrate.schema import Check
+
+
+@dataclass(frozen=True)
+class Item:
+    """One dataset item. `input` is what the prompt is built from; `truth` is never shown."""
+
+    id: str
+    input: dict[str, Any]
+    truth: dict[str, Any]
+    strata: tuple[str, ...] = ()
+    # Binary artefacts published with the dataset and placed in the agent's sandbox folder
+    # (e.g. the invoice PDF). Keys are relative POSIX paths.
+    files: Mapping[str, bytes] = field(default_factory=dict)
+
+    def content(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "input": self.input,
+            "truth": self.truth,
+            "strata": list(self.strata),
+            "files": {name: sha256_bytes(data) for name, data in sorted(self.files.items())},
+        }
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A generated dataset. `shared` holds JSON data every item uses (e.g. a database's rows)."""
+
+    workload: str
+    items: tuple[Item, ...]
+    shared: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def hash(self) -> str:
+        """Depends only on content: same items and shared data, same hash, on any machine."""
+        return sha256_json(
+            {
+                "workload": self.workload,
+                "items": [item.content() for item in self.items],
+                "shared": self.shared,
+            }
+        )
+
+    def item(self, item_id: str) -> Item:
+        for item in self.items:
+            if item.id == item_id:
+                return item
+        raise KeyError(item_id)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The rendered prompt: identical for every model; only the tool-schema format differs."""
+
+    system: str
+    user: str
+
+    @property
+    def hash(self) -> str:
+        return sha256_json({"system": self.system, "user": self.user})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a run produced: the final text and, for agentic runs, the tools' end state."""
+
+    text: str
+    tool_state: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """Deterministic verdict of a grader. `needs_judge` marks the judged part still owed."""
+
+    checks: tuple[Check, ...]
+    diagnostics: Mapping[str, float | int | str | bool] = field(default_factory=dict)
+    needs_judge: bool = False
+    # Text the judge grades (already stripped of anything identifying); None if not judged.
+    judge_input: str | None = None
+
+    @property
+    def deterministic_pass(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+
+def check(name: str, passed: bool, detail: str = "") -> Check:
+    return Check(name=name, passed=bool(passed), detail=detail)
+
+
+class ToolError(Exception):
+    """A refusal or failure the model is shown as the tool's output (never a crash)."""
+
+
+@dataclass
+class ToolSpec:
+    """A tool offered in agentic mode; adapters translate `parameters` into each family's format."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON Schema of the arguments object
+    run: Callable[[dict[str, Any]], str]
+
+
+class Toolset(Protocol):
+    """The agentic sandbox of one item: its tools and, at the end, their state."""
+
+    tools: list[ToolSpec]
+
+    def state(self) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...
+
+
+class ToolFactory(Protocol):
+    def __call__(self, item: Item, dataset: Dataset, workdir: Any) -> Toolset: ...
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A workload version, exported by its module as `WORKLOAD`."""
+
+    id: str
+    primitive: str
+    function: str
+    version: int
+    title: str
+    summary: str
+    modes: tuple[str, ...]
+    unit: str
+    volume: int
+    prompt_template: str  # published verbatim; `prompt` renders it
+    output_schema: Mapping[str, Any]  # JSON Schema of the expected answer (published)
+    generate: Callable[[random.Random, int], Dataset]
+    prompt: Callable[[Item], Prompt]
+    grade: Callable[[Item, Answer], Grade]
+    tools: ToolFactory | None = None
+    baseline: Callable[[Item, Dataset], Answer] | None = None
+    rubric: str | None = None  # judged workloads only; published verbatim
+    judged: bool = False
+    pass_rule: str = ""  # one sentence, published, e.g. "all required fields match"
+    # Extra source objects whose code decides grades or data (helpers the grader calls).
+    grader_sources: tuple[Any, ...] = ()
+    generator_sources: tuple[Any, ...] = ()
+    changelog: str = "First version."
+
+    @property
+    def prompt_hash(self) -> str:
+        return sha256_text(self.prompt_template)
+
+    @property
+    def rubric_hash(self) -> str | None:
+        return sha256_text(self.rubric) if self.rubric is not None else None
+
+    @property
+    def grader_hash(self) -> str:
+        return source_hash(self.grade, *self.grader_sources)
+
+    @property
+    def generator_hash(self) -> str:
+        return source_hash(self.generate, *self.generator_sources)
+
+    @property
+    def workload_hash(self) -> str:
+        return sha256_json(
+            {
+                "id": self.id,
+                "prompt": self.prompt_hash,
+                "rubric": self.rubric_hash,
+                "grader": self.grader_hash,
+                "generator": self.generator_hash,
+                "output_schema": dict(self.output_schema),
+            }
+        )
