@@ -37,7 +37,7 @@ Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialise
 class Strict(BaseModel):
     """Base for every on-disk model: unknown fields are an error, never silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=False)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class Mode(StrEnum):
@@ -169,7 +169,9 @@ class EditionManifest(Strict):
     )
     brand: str = Field(default="LedgerRate", description="Brand in the standard footer.")
     window: Window
+    """The 72-hour run window."""
     workloads: list[WorkloadEntry] = Field(min_length=1)
+    """Workload versions run in this edition."""
     models: list[ModelSpec] = Field(min_length=1, description="Models under evaluation.")
     judges: list[ModelSpec] = Field(
         default_factory=list, description="Judge models (not evaluated, never on a rate card)."
@@ -241,6 +243,7 @@ class PricingTable(Strict):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     currency: Literal["USD"] = "USD"
+    """Currency of every price (always USD)."""
     frozen_at: dt.datetime = Field(description="Instant the table was frozen (window open).")
     models: dict[Slug, ModelPrice] = Field(default_factory=dict, description="Price per model id.")
     compute: ComputePrice | None = Field(
@@ -262,6 +265,7 @@ class WorkloadRegistration(Strict):
     dataset_hash: Sha256 = Field(description="Content hash of the generated dataset.")
     seed_commitment: Sha256 = Field(description="sha256(seed ‖ salt); opened at seed release.")
     n_items: int = Field(ge=1)
+    """Items in the dataset (the standard's n = 15)."""
 
 
 class Registration(Strict):
@@ -273,6 +277,7 @@ class Registration(Strict):
     edition_hash: Sha256 = Field(description="Hash of edition.yaml as parsed.")
     pricing_hash: Sha256 = Field(description="Hash of pricing.yaml as parsed.")
     workloads: dict[WorkloadId, WorkloadRegistration]
+    """Sealed hashes per workload version."""
     toolchain_version: str = Field(description="ledgerrate version that registered.")
 
 
@@ -296,6 +301,7 @@ class SeedFile(Strict):
         default=None, description="When the seeds were released; null while private."
     )
     seeds: dict[WorkloadId, SeedEntry]
+    """Seed, salt and commitment per workload version."""
 
 
 # --------------------------------------------------------------------------- dataset card
@@ -305,6 +311,7 @@ class PowerPlan(Strict):
     """What n items can detect: a planning diagnostic, never a verdict."""
 
     n: int = Field(ge=1)
+    """Items per arm the plan is computed for."""
     alpha: float = Field(description="Two-sided significance level.")
     power: float = Field(description="Target power.")
     reference_rate: float = Field(description="Pass rate the plan is computed around.")
@@ -314,7 +321,9 @@ class PowerPlan(Strict):
 
 class CardItem(Strict):
     id: Slug
+    """Item id, stable within the dataset."""
     strata: list[str] = Field(default_factory=list)
+    """Planted edge cases and strata of this item."""
 
 
 class DatasetCard(Strict):
@@ -328,9 +337,12 @@ class DatasetCard(Strict):
         default=None, description="Null for `generate` output made for inspection."
     )
     n_items: int = Field(ge=1)
+    """Items in the dataset."""
     strata: dict[str, int] = Field(description="Items per planted stratum.")
     items: list[CardItem]
+    """Every item with its strata."""
     power_plan: PowerPlan
+    """What this many items can detect."""
     files: dict[str, Sha256] = Field(
         default_factory=dict, description="Published dataset files (e.g. PDFs) and their hashes."
     )
@@ -389,6 +401,7 @@ class Cost(Strict):
 class ToolCall(Strict):
     id: str = Field(description="Provider's tool-call id (or ours when it gives none).")
     name: str
+    """Tool name."""
     arguments: dict[str, Any] = Field(description="Arguments as parsed JSON.")
 
 
@@ -397,25 +410,34 @@ class CallRecord(Strict):
 
     step: int = Field(ge=0, description="Agent step (0 for single-shot).")
     started_at: dt.datetime
+    """When the request was sent (UTC)."""
     latency_s: float = Field(ge=0)
+    """Wall-clock seconds until the response (or error)."""
     http_status: int | None = None
+    """HTTP status, null when no response arrived."""
     response: Any = Field(default=None, description="Raw provider JSON (or text if malformed).")
     error: str | None = Field(default=None, description="Error text, secrets removed.")
     usage: Usage = Field(default_factory=Usage)
+    """Usage of this call, normalised."""
     usage_basis: UsageBasis = UsageBasis.provider_reported
+    """Whether usage was reported by the provider or estimated."""
     cost: Cost = Field(default_factory=Cost)
+    """Cost of this call at the frozen prices."""
 
 
 class ToolResult(Strict):
     call: ToolCall
+    """The tool call the model made."""
     ok: bool = Field(description="False when the tool refused or failed (the model saw why).")
     output: str = Field(description="Exactly what the model was shown.")
 
 
 class AgentStep(Strict):
     step: int = Field(ge=0)
+    """Step number, from 0."""
     text: str = Field(default="", description="Assistant text at this step.")
     tool_results: list[ToolResult] = Field(default_factory=list)
+    """Tool calls made at this step and what they returned."""
 
 
 class RunRecord(Strict):
@@ -423,18 +445,24 @@ class RunRecord(Strict):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$")
+    """Deterministic id from edition, sitting, cell, item and attempt."""
     edition: Slug
     sitting: int = Field(ge=1, description="Sitting number; re-runs open a new one.")
     kind: Literal["registered", "reproduction"] = "registered"
+    """`registered` for the edition's runs; `reproduction` is shown apart."""
     workload: WorkloadId
     model: Slug
     mode: Mode
+    """`single-shot` or `agentic`."""
     item_id: Slug
     attempt: int = Field(ge=1, description="Attempt number; >1 only after infra exclusions.")
     started_at: dt.datetime
+    """Attempt start (UTC)."""
     finished_at: dt.datetime
+    """Attempt end (UTC)."""
     latency_s: float = Field(ge=0, description="Wall-clock seconds for the whole attempt.")
     status: RunStatus
+    """`completed`, `model_failure` (a fail) or `infra_excluded` (re-run, never counted)."""
     failure: str | None = Field(default=None, description="Why it was not completed.")
     outside_window: bool = Field(default=False, description="Run with --allow-outside-window.")
     simulated: bool = Field(default=False, description="Never true for a published result.")
@@ -442,15 +470,19 @@ class RunRecord(Strict):
     prompt_hash: Sha256 = Field(description="sha256 of the rendered prompt sent for this item.")
     request: dict[str, Any] = Field(description="First request body sent, secrets removed.")
     calls: list[CallRecord] = Field(default_factory=list)
+    """Every provider call of the attempt, raw responses included."""
     steps: list[AgentStep] = Field(default_factory=list)
+    """Agent steps with tool calls and results (agentic mode)."""
     answer: str | None = Field(default=None, description="Final answer text.")
     tool_state: dict[str, Any] | None = Field(
         default=None, description="End state of the agentic tools (e.g. journal entries)."
     )
     usage: Usage = Field(default_factory=Usage, description="Sum over calls.")
     usage_basis: UsageBasis
+    """`provider_reported`, `estimated` (chars ÷ 4) or `none` (baselines)."""
     cost: Cost = Field(default_factory=Cost, description="Sum over calls (+ compute).")
     cost_basis: CostBasis
+    """`measured` only when every call's usage was provider-reported; `compute` for baselines."""
     cpu_seconds: float | None = Field(
         default=None, description="Process CPU time (reference baselines)."
     )
@@ -462,6 +494,7 @@ class RunRecord(Strict):
 class Check(Strict):
     name: str = Field(description="Named check, e.g. `total_matches`.")
     passed: bool
+    """Whether the check passed."""
     detail: str = Field(default="", description="What was expected and found.")
 
 
@@ -474,9 +507,13 @@ class JudgeBlock(Strict):
     score: float | None = Field(default=None, description="Overall score (e.g. 1–5).")
     scores: dict[str, float] = Field(default_factory=dict, description="Per criterion.")
     passed: bool | None = None
+    """Whether the judged part passed under the rubric's rule."""
     rationale: str = ""
+    """The judge's stated reasons."""
     usage: Usage = Field(default_factory=Usage)
+    """Judge token usage."""
     cost: Cost = Field(default_factory=Cost)
+    """Judge spend: grading cost, never in CPO."""
     second_opinion: JudgeBlock | None = Field(
         default=None, description="Second judge's grade (sensitivity sample)."
     )
@@ -485,8 +522,11 @@ class JudgeBlock(Strict):
 class SpotcheckBlock(Strict):
     grader: str = Field(description="Pseudonymous human grader.")
     passed: bool
+    """The human grader's verdict."""
     notes: str = ""
+    """The human grader's notes."""
     imported_at: dt.datetime
+    """When the human grade was imported (UTC)."""
 
 
 class GradeRecord(Strict):
@@ -494,19 +534,28 @@ class GradeRecord(Strict):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$")
+    """The run this grades."""
     edition: Slug
     sitting: int = Field(ge=1)
+    """Sitting of the graded run."""
     workload: WorkloadId
     model: Slug
     mode: Mode
+    """Mode of the graded run."""
     item_id: Slug
     revision: int = Field(default=1, ge=1, description="Re-grades add a revision, never replace.")
     graded_at: dt.datetime
+    """When this revision was graded (UTC)."""
     outcome: Outcome
+    """`pass`, `fail`, or `pending_judge` (never counted as a pass)."""
     checks: list[Check]
+    """Named deterministic checks; any failure fails the run."""
     diagnostics: dict[str, float | int | str | bool] = Field(default_factory=dict)
+    """Diagnostic figures (e.g. field accuracy); never decide the outcome."""
     judge: JudgeBlock | None = None
+    """The blinded judge's grade (judged workloads only)."""
     spotcheck: SpotcheckBlock | None = None
+    """The human spot-check, when this run was sampled."""
     grader_hash: Sha256
 
 
@@ -515,8 +564,11 @@ class GradeRecord(Strict):
 
 class AffectedFigure(Strict):
     workload: WorkloadId | None = None
+    """Workload of the affected figure (null for edition-wide)."""
     model: Slug | None = None
+    """Model of the affected figure."""
     mode: Mode | None = None
+    """Mode of the affected figure."""
     field: str = Field(description="Figure name, e.g. `cpo_usd`.")
     old: str = Field(description="The superseded value as published.")
     new: str | None = Field(description="The corrected value; null when withdrawn.")
@@ -528,10 +580,15 @@ class Erratum(Strict):
         description="Permanent id, also the URL segment: date plus a counter.",
     )
     date: dt.date
+    """Date of the correction."""
     title: str
+    """One-line title."""
     what_changed: str
+    """What was corrected."""
     why: str
+    """Why it was wrong."""
     figures: list[AffectedFigure] = Field(default_factory=list)
+    """Every figure the correction changes, old and new."""
     files: list[str] = Field(
         default_factory=list, description="Edition files the correction changed."
     )
@@ -544,6 +601,7 @@ class ErrataFile(Strict):
     schema_version: Literal[1] = SCHEMA_VERSION
     edition: Slug
     entries: list[Erratum] = Field(default_factory=list)
+    """Corrections, oldest first."""
 
     @field_validator("entries")
     @classmethod
@@ -563,6 +621,7 @@ class PublishedEdition(Strict):
     schema_version: Literal[1] = SCHEMA_VERSION
     edition: Slug
     published_at: dt.datetime
+    """When the edition was first published (UTC)."""
     files: dict[str, Sha256] = Field(description="Path (relative to the edition) → sha256.")
     errata_seen: list[str] = Field(default_factory=list, description="Errata ids accounted for.")
 
@@ -592,10 +651,15 @@ class Interval(Strict):
 
 class TokenTotals(Strict):
     input: int = 0
+    """Uncached input tokens."""
     cached_input: int = 0
+    """Cache-read input tokens."""
     cache_write: int = 0
+    """Cache-write input tokens."""
     output: int = 0
+    """Output tokens, reasoning included."""
     reasoning: int = 0
+    """Reasoning tokens (part of output)."""
 
 
 class CellResult(Strict):
@@ -604,31 +668,44 @@ class CellResult(Strict):
     workload: WorkloadId
     model: Slug
     mode: Mode
+    """Mode of the cell."""
     sitting: int = Field(ge=1, description="The published sitting.")
     other_sittings: int = Field(default=0, ge=0, description="Sittings kept but not published.")
     is_reference: bool = Field(description="A deterministic reference baseline, never ranked.")
     n: int = Field(ge=0, description="Items that count (completed + model failures).")
     completed: int = Field(ge=0)
+    """Runs that completed."""
     model_failures: int = Field(ge=0)
+    """Runs that failed through the model's output (count as fails)."""
     missing: int = Field(ge=0, description="Items with no counted attempt yet.")
     passes: int = Field(ge=0)
+    """Runs graded pass (k)."""
     pending_judge: int = Field(ge=0, description="Runs whose judged part is still owed.")
     pass_rate: float | None = Field(description="passes ÷ n; null when nothing is graded.")
     pass_rate_ci: Interval | None
+    """95% Wilson interval of the pass rate."""
     spend_usd: Usd = Field(description="Model + compute spend of every counted run.")
     cpo_usd: Usd | None = Field(description="spend ÷ passes; null = no successful outcome.")
     cpo_ci: Interval | None = Field(description="Bootstrap interval over items (seeded).")
     cost_per_attempt_usd: Usd | None
+    """Spend ÷ counted attempts."""
     tokens: TokenTotals
+    """Token totals over counted runs."""
     latency_median_s: float | None
+    """Median wall-clock seconds per run."""
     latency_p90_s: float | None
+    """90th-percentile wall-clock seconds per run."""
     infra_excluded_attempts: int = Field(ge=0)
+    """Attempts excluded for infrastructure errors (re-run)."""
     infra_excluded_usd: Usd
     grading_cost_usd: Usd = Field(description="Judge spend; never in CPO.")
     cost_basis: Literal["measured", "estimate", "compute", "mixed", "none"]
+    """How the cost was obtained: `measured` only if every run was provider-reported."""
     qualifying: bool = Field(description="pass_rate ≥ 0.80 with every item graded.")
     void: bool = False
+    """A void cell never enters a rate card, index or trendline."""
     void_reasons: list[str] = Field(default_factory=list)
+    """Why the cell is void."""
     diagnostics: dict[str, float] = Field(default_factory=dict, description="Means over runs.")
     flags: list[str] = Field(default_factory=list, description="e.g. full manual regrade.")
 
@@ -638,20 +715,30 @@ class RateLine(Strict):
 
     model: Slug
     model_name: str
+    """Human-readable model name."""
     mode: Mode
+    """Mode of the priced cell."""
     cpo_usd: Usd
     rate_usd: Usd = Field(description="CPO × the workload's volume, to the cent.")
     pass_rate: float
+    """Pass rate of the priced cell."""
     pass_rate_ci: Interval
+    """95% Wilson interval of that pass rate."""
     cost_basis: str
+    """Cost basis of the priced cell."""
 
 
 class RoutingVerdict(Strict):
     verdict: Literal["pass", "fail", "inconclusive", "not_applicable"]
+    """`pass`, `fail`, `inconclusive` (always with a remedy) or `not_applicable`."""
     challenger: Slug | None = None
+    """Cheapest qualifying model."""
     challenger_mode: Mode | None = None
+    """Its mode."""
     incumbent: Slug | None = None
+    """Flagship model it is compared with."""
     incumbent_mode: Mode | None = None
+    """Its mode."""
     quality_diff_ci: Interval | None = Field(
         default=None, description="Paired bootstrap: challenger − incumbent pass rate."
     )
@@ -660,23 +747,34 @@ class RoutingVerdict(Strict):
     )
     margin: float = Field(default=0.10, description="Non-inferiority margin (rate units).")
     reason: str
+    """Why the verdict is what it is."""
     remedy: str | None = Field(default=None, description="Always set when inconclusive.")
 
 
 class WorkloadResult(Strict):
     workload: WorkloadId
     title: str
+    """Workload title."""
     unit: str
+    """Rate-card unit, e.g. `Process 1,000 invoices`."""
     volume: int
+    """Items in the rate-card unit; rate = CPO × volume."""
     judged: bool
+    """Whether a judge grades part of the outcome."""
     cells: list[CellResult]
+    """Every cell of the workload."""
     cheapest_qualifying: RateLine | None
+    """Lowest-CPO qualifying model; null when none qualifies."""
     flagship: RateLine | None = Field(description="Best-CPO flagship line (even if unqualified).")
     flagship_note: str | None = None
+    """Note when the flagship does not qualify."""
     frontier_premium: float | None
+    """Flagship CPO ÷ cheapest-qualifying CPO."""
     agentic_multiplier: dict[Slug, float | None] = Field(default_factory=dict)
+    """Agentic CPO ÷ single-shot CPO per model."""
     reference: RateLine | None = Field(description="Reference baseline line, never ranked.")
     routing: RoutingVerdict
+    """The routing verdict: cheapest qualifying vs flagship."""
 
 
 class EditionResults(Strict):
@@ -685,24 +783,37 @@ class EditionResults(Strict):
     schema_version: Literal[1] = SCHEMA_VERSION
     edition: Slug
     date: dt.date
+    """Edition date."""
     methodology_version: str
+    """Methodology version used."""
     brand: str
+    """Brand in the footer."""
     reference_only: bool
+    """True when no language model was called."""
     quality_bar: float = 0.8
+    """Pass rate needed to qualify (the standard's 0.80)."""
     bootstrap_seed: int
+    """Seed of every bootstrap interval (derived from the edition id)."""
     bootstrap_reps: int
+    """Bootstrap resamples per interval."""
     workloads: list[WorkloadResult]
+    """Results per workload."""
 
 
 class TrendPoint(Strict):
     edition: Slug
     date: dt.date
+    """Edition date."""
     workload: WorkloadId
     model: Slug
     mode: Mode
+    """Mode."""
     cpo_usd: Usd | None
+    """CPO in that edition; null = no successful outcome."""
     cpo_ci: Interval | None
+    """Bootstrap interval of that CPO."""
     pass_rate: float | None
+    """Pass rate in that edition."""
 
 
 FILE_MODELS["results.json"] = EditionResults

@@ -1,0 +1,74 @@
+"""Content addresses and the exported JSON Schemas."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import BaseModel
+from typer.testing import CliRunner
+
+import ledgerrate.schema as schema_module
+from ledgerrate.cli import app
+from ledgerrate.hashing import canonical_json, seed_commitment, sha256_json
+from ledgerrate.schema import FILE_MODELS
+
+
+def test_canonical_json_ignores_key_order_and_keeps_decimals() -> None:
+    a = {"b": Decimal("0.10"), "a": [1, 2]}
+    b = {"a": [1, 2], "b": Decimal("0.10")}
+    assert canonical_json(a) == canonical_json(b) == '{"a":[1,2],"b":"0.10"}'
+    assert sha256_json(a) == sha256_json(b)
+    assert sha256_json({"b": Decimal("0.1")}) != sha256_json(a)
+
+
+def test_seed_commitment_binds_seed_and_salt() -> None:
+    c = seed_commitment(42, "ab" * 16)
+    assert c != seed_commitment(43, "ab" * 16)
+    assert c != seed_commitment(42, "cd" * 16)
+    assert len(c) == 64
+
+
+def _schema_models() -> list[type[BaseModel]]:
+    return [
+        obj
+        for obj in vars(schema_module).values()
+        if inspect.isclass(obj)
+        and issubclass(obj, BaseModel)
+        and obj.__module__ == schema_module.__name__
+        and obj is not schema_module.Strict
+    ]
+
+
+def test_every_model_forbids_unknown_fields() -> None:
+    for model in _schema_models():
+        assert model.model_config.get("extra") == "forbid", model.__name__
+
+
+def test_every_file_model_has_schema_version() -> None:
+    for name, model in FILE_MODELS.items():
+        assert "schema_version" in model.model_fields, name
+
+
+def test_every_field_is_documented() -> None:
+    """The exported schemas are read by outsiders: every field says what it is."""
+    undocumented = [
+        f"{model.__name__}.{name}"
+        for model in _schema_models()
+        for name, field in model.model_fields.items()
+        if name != "schema_version" and not field.description
+    ]
+    assert undocumented == []
+
+
+def test_schema_command_exports_valid_json(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["schema", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    files = sorted(tmp_path.glob("*.schema.json"))
+    assert len(files) == len(FILE_MODELS)
+    for path in files:
+        doc = json.loads(path.read_text())
+        assert doc["$schema"].startswith("https://json-schema.org/")
+        assert doc["additionalProperties"] is False
