@@ -1,0 +1,166 @@
+"""Loading an edition folder: manifest, pricing, registration, and the checks between them.
+
+Every stage starts here, so the checks live in one place: a stage that runs or grades an edition
+whose registered hashes no longer match the code would publish figures nobody registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.hashing import sha256_json
+from ledgerrate.io import FileProblem, load_model
+from ledgerrate.layout import EditionPaths
+from ledgerrate.schema import EditionManifest, PricingTable, ProviderFamily, Registration
+from ledgerrate.workloads.base import Workload
+
+WorkloadLookup = Callable[[str], Workload]
+
+
+@dataclass(frozen=True)
+class Edition:
+    """An edition folder as parsed. `registration` is None until `register` has sealed it."""
+
+    paths: EditionPaths
+    manifest: EditionManifest
+    pricing: PricingTable
+    registration: Registration | None
+
+
+def load_manifest(paths: EditionPaths) -> EditionManifest:
+    manifest = load_model(EditionManifest, paths.manifest)
+    # The folder name is the edition's permanent URL segment and keys its private seeds; an id
+    # that disagrees would publish one edition under two names.
+    if manifest.id != paths.id:
+        raise FileProblem(
+            paths.manifest,
+            [
+                f"{paths.manifest}: id: {manifest.id!r} differs from the folder name "
+                f"{paths.id!r}; rename one so they match"
+            ],
+        )
+    return manifest
+
+
+def load_pricing(paths: EditionPaths) -> PricingTable:
+    return load_model(PricingTable, paths.pricing)
+
+
+def load_registration(paths: EditionPaths) -> Registration | None:
+    if not paths.registration.exists():
+        return None
+    return load_model(Registration, paths.registration)
+
+
+def load_edition(edition_dir: Path) -> Edition:
+    """Parse edition.yaml, pricing.yaml and (if sealed) registration.json of `edition_dir`."""
+    paths = EditionPaths(Path(edition_dir))
+    if not paths.root.is_dir():
+        raise UsageProblem(f"{paths.root}: no such edition folder")
+    return Edition(
+        paths=paths,
+        manifest=load_manifest(paths),
+        pricing=load_pricing(paths),
+        registration=load_registration(paths),
+    )
+
+
+def edition_hash(manifest: EditionManifest) -> str:
+    return sha256_json(manifest.model_dump(mode="json"))
+
+
+def pricing_hash(pricing: PricingTable) -> str:
+    return sha256_json(pricing.model_dump(mode="json"))
+
+
+def require_registration(edition: Edition) -> Registration:
+    if edition.registration is None:
+        raise UsageProblem(
+            f"{edition.paths.registration}: edition {edition.manifest.id!r} is not registered; "
+            f"run `ledgerrate register {edition.paths.root}` first"
+        )
+    return edition.registration
+
+
+def registration_mismatches(edition: Edition, lookup: WorkloadLookup) -> list[str]:
+    """Every way the code or inputs drifted from what was sealed, one line each."""
+    reg = require_registration(edition)
+    where = edition.paths.registration
+    problems: list[str] = []
+    if reg.edition != edition.manifest.id:
+        problems.append(
+            f"{where}: registered for edition {reg.edition!r}, not {edition.paths.id!r}"
+        )
+    if reg.edition_hash != edition_hash(edition.manifest):
+        problems.append(f"{where}: edition.yaml changed since registration (edition hash)")
+    if reg.pricing_hash != pricing_hash(edition.pricing):
+        problems.append(f"{where}: pricing.yaml changed since registration (pricing hash)")
+    for entry in edition.manifest.workloads:
+        sealed = reg.workloads.get(entry.id)
+        if sealed is None:
+            problems.append(f"{where}: workload {entry.id} was not registered")
+            continue
+        try:
+            workload = lookup(entry.id)
+        except KeyError as exc:
+            problems.append(f"{where}: workload {entry.id}: {exc.args[0] if exc.args else exc}")
+            continue
+        current = {
+            "workload hash": (sealed.workload_hash, workload.workload_hash),
+            "prompt hash": (sealed.prompt_hash, workload.prompt_hash),
+            "rubric hash": (sealed.rubric_hash, workload.rubric_hash),
+            "grader hash": (sealed.grader_hash, workload.grader_hash),
+            "generator hash": (sealed.generator_hash, workload.generator_hash),
+        }
+        for name, (then, now) in current.items():
+            if then != now:
+                problems.append(
+                    f"{where}: workload {entry.id}: {name} changed since registration "
+                    f"(registered {str(then)[:12]}, code now {str(now)[:12]}); "
+                    "bump the workload version instead of editing it"
+                )
+        if sealed.n_items != entry.n:
+            problems.append(
+                f"{where}: workload {entry.id}: registered n = {sealed.n_items}, edition says "
+                f"n = {entry.n}"
+            )
+    return problems
+
+
+def require_current_registration(edition: Edition, lookup: WorkloadLookup) -> Registration:
+    """The registration, or UsageProblem naming every mismatch with the code and inputs."""
+    problems = registration_mismatches(edition, lookup)
+    if problems:
+        raise UsageProblem(*problems)
+    assert edition.registration is not None  # registration_mismatches required it
+    return edition.registration
+
+
+def pricing_problems(edition: Edition) -> list[str]:
+    """Models (and judges) without a price; a missing compute price when a baseline is listed.
+
+    Checked before any call: a model that was run but cannot be priced would be shown at $0.
+    """
+    problems: list[str] = []
+    priced = edition.pricing.models
+    for spec in [*edition.manifest.models, *edition.manifest.judges]:
+        if spec.provider == ProviderFamily.baseline:
+            if edition.pricing.compute is None:
+                problems.append(
+                    f"{edition.paths.pricing}: model {spec.id!r} is a reference baseline, costed "
+                    "by CPU time; add `compute:` with vcpu_hour_usd and its source"
+                )
+        elif spec.id not in priced:
+            problems.append(
+                f"{edition.paths.pricing}: no price for model {spec.id!r}; add it under `models:`"
+            )
+    return problems
+
+
+def require_prices(edition: Edition) -> None:
+    problems = pricing_problems(edition)
+    if problems:
+        raise UsageProblem(*problems)

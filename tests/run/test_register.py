@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import toy
+from conftest import model, write_edition
+
+from ledgerrate.edition import load_edition, require_current_registration
+from ledgerrate.errors import UsageProblem
+from ledgerrate.generate.register import register_edition
+from ledgerrate.generate.seeds import dataset_for, load_seeds, release_seeds
+from ledgerrate.hashing import seed_commitment
+from ledgerrate.io import write_json
+
+
+def test_register_seals_once_and_dataset_round_trips(edition_factory, lookup, private_dir) -> None:
+    root = edition_factory(models=[model("m1")], workloads=["toy.add.v1", "toy.mul.v1"])
+    reg = register_edition(root, lookup=lookup)
+    assert set(reg.workloads) == {"toy.add.v1", "toy.mul.v1"}
+    seeds = load_seeds(root)
+    assert (private_dir / "2026-07" / "seeds.json").exists()
+    assert not (root / "seeds.json").exists()  # withheld
+    for wid, sealed in reg.workloads.items():
+        entry = seeds.seeds[wid]
+        assert seed_commitment(entry.seed, entry.salt) == sealed.seed_commitment
+        assert entry.seed < 2**63 and len(entry.salt) == 64
+        card = json.loads((root / "datasets" / wid / "card.json").read_text())
+        assert card["dataset_hash"] == sealed.dataset_hash
+        assert card["seed_commitment"] == sealed.seed_commitment
+        assert dataset_for(root, wid, lookup=lookup).hash == sealed.dataset_hash
+    # the two workloads got different seeds
+    assert seeds.seeds["toy.add.v1"].seed != seeds.seeds["toy.mul.v1"].seed
+    with pytest.raises(UsageProblem, match="already registered"):
+        register_edition(root, lookup=lookup)
+
+
+def test_register_refuses_missing_price_and_missing_compute(tmp_path: Path, lookup) -> None:
+    root = write_edition(tmp_path / "a", models=[model("m1"), model("m2")], prices={})
+    with pytest.raises(UsageProblem) as info:
+        register_edition(root, lookup=lookup)
+    assert "'m1'" in str(info.value) and "'m2'" in str(info.value)
+    assert not (root / "registration.json").exists()
+    root = write_edition(tmp_path / "b", models=[model("ref", "baseline")], compute=False)
+    with pytest.raises(UsageProblem, match="compute"):
+        register_edition(root, lookup=lookup)
+
+
+def test_mismatch_names_every_changed_hash(edition_factory, lookup) -> None:
+    root = edition_factory(models=[model("m1")])
+    register_edition(root, lookup=lookup)
+    changed = dataclasses.replace(toy.make(), prompt_template="Different {a} {b}")
+    pricing = (root / "pricing.yaml").read_text().replace("'2.00'", "'3.00'")
+    (root / "pricing.yaml").write_text(pricing)
+    with pytest.raises(UsageProblem) as info:
+        require_current_registration(load_edition(root), lambda _w: changed)
+    text = str(info.value)
+    assert "pricing hash" in text and "prompt hash" in text and "workload hash" in text
+    assert "grader hash" not in text
+
+
+def test_dataset_for_rejects_wrong_seed(edition_factory, lookup, private_dir) -> None:
+    root = edition_factory(models=[model("m1")])
+    register_edition(root, lookup=lookup)
+    path = private_dir / root.name / "seeds.json"
+    data = json.loads(path.read_text())
+    data["seeds"]["toy.add.v1"]["seed"] += 1
+    write_json(path, data)
+    with pytest.raises(UsageProblem, match="commitment"):
+        dataset_for(root, "toy.add.v1", lookup=lookup)
+
+
+def test_dataset_for_unregistered_and_release(edition_factory, lookup, private_dir) -> None:
+    root = edition_factory(models=[model("m1")])
+    with pytest.raises(UsageProblem, match="not registered"):
+        dataset_for(root, "toy.add.v1", lookup=lookup)
+    reg = register_edition(root, lookup=lookup)
+    with pytest.raises(UsageProblem, match="window closes"):
+        release_seeds(root)
+    manifest = load_edition(root).manifest
+    path = release_seeds(root, now=manifest.window.closes)
+    assert path == root / "seeds.json"
+    (private_dir / root.name / "seeds.json").unlink()
+    # released seeds alone rebuild the registered dataset
+    assert dataset_for(root, "toy.add.v1", lookup=lookup).hash == (
+        reg.workloads["toy.add.v1"].dataset_hash
+    )
