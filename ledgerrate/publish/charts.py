@@ -1,0 +1,269 @@
+"""Charts as SVG text: cost vs pass rate per workload, and CPO trendlines across editions.
+
+Every chart must be readable without colour (marker shapes and text labels carry the meaning),
+carry alt text (`<title>` and `<desc>`), and the standard footer (standard §6). Output is
+deterministic for the same input so that rebuilding a site changes no bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import defaultdict
+from decimal import Decimal
+from xml.sax.saxutils import escape
+
+import matplotlib
+
+matplotlib.use("Agg")
+import itertools
+
+import matplotlib.pyplot as plt
+
+from ledgerrate.schema import CellResult, TrendPoint, WorkloadResult
+
+QUALITY_BAR = 0.80
+# Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
+MARKERS = {"single-shot": "o", "agentic": "^", "reference": "s"}
+_RC = {
+    "svg.fonttype": "none",  # text stays text: searchable, selectable, small
+    "svg.hashsalt": "ledgerrate",  # stable element ids
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def _as_float(value: Decimal | float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _money(value: float) -> str:
+    if value >= 1:
+        return f"${value:,.2f}"
+    if value >= 0.01:
+        return f"${value:.4f}"
+    return f"${value:.2e}"
+
+
+def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    svg = buffer.getvalue()
+    # Drop the XML prolog and DOCTYPE so the SVG can be inlined in HTML.
+    svg = svg[svg.index("<svg") :]
+    accessible = (
+        f'<svg role="img" aria-labelledby="chart-title chart-desc"'
+        f"{svg[4 : svg.index('>')]}>"
+        f'<title id="chart-title">{escape(title)}</title>'
+        f'<desc id="chart-desc">{escape(desc)}</desc>'
+    )
+    return accessible + svg[svg.index(">") + 1 :]
+
+
+def _cell_label(cell: CellResult, names: dict[str, str]) -> str:
+    return f"{names.get(cell.model, cell.model)} ({cell.mode})"
+
+
+def cost_vs_pass_svg(
+    result: WorkloadResult, footer: str, model_names: dict[str, str] | None = None
+) -> str:
+    """Pass rate (x, with its 95% interval) against CPO (y, log scale) for every cell.
+
+    Cells with no successful outcome have no CPO and are listed under the plot instead of being
+    drawn at a made-up height; void cells are left out and named.
+    """
+    names = model_names or {}
+    cells = [c for c in result.cells if not c.void and c.pass_rate is not None]
+    priced = [c for c in cells if c.cpo_usd is not None]
+    unpriced = [c for c in cells if c.cpo_usd is None]
+    cheapest = result.cheapest_qualifying
+
+    with plt.rc_context(_RC):
+        fig, ax = plt.subplots(figsize=(7.2, 4.4))
+        for cell in priced:
+            kind = "reference" if cell.is_reference else cell.mode.value
+            x = cell.pass_rate or 0.0
+            y = float(cell.cpo_usd or 0)
+            ci = cell.pass_rate_ci
+            if ci is not None and ci.lo is not None and ci.hi is not None:
+                ax.errorbar(
+                    x,
+                    y,
+                    xerr=[[x - float(ci.lo)], [float(ci.hi) - x]],
+                    fmt="none",
+                    ecolor="0.55",
+                    elinewidth=1,
+                    capsize=3,
+                )
+            ax.scatter(
+                [x],
+                [y],
+                marker=MARKERS[kind],
+                s=46,
+                facecolor="white",
+                edgecolor="black",
+                linewidth=1.2,
+                zorder=3,
+            )
+            # Labels go left of points near the right edge so they are never clipped.
+            left = x > 0.7
+            ax.annotate(
+                _cell_label(cell, names) + (" — reference" if cell.is_reference else ""),
+                (x, y),
+                textcoords="offset points",
+                xytext=(-6 if left else 6, 5),
+                ha="right" if left else "left",
+                fontsize=7.5,
+            )
+            is_cheapest = (
+                cheapest is not None
+                and cheapest.model == cell.model
+                and cheapest.mode == cell.mode
+                and not cell.is_reference
+            )
+            if is_cheapest:
+                ax.scatter([x], [y], marker="*", s=240, facecolor="black", zorder=4)
+                ax.annotate(
+                    "cheapest qualifying",
+                    (x, y),
+                    textcoords="offset points",
+                    xytext=(-8 if left else 8, -12),
+                    ha="right" if left else "left",
+                    fontsize=7.5,
+                    fontweight="bold",
+                )
+        ax.axvline(QUALITY_BAR, color="black", linestyle="--", linewidth=1)
+        ax.text(
+            QUALITY_BAR,
+            0.01,
+            " quality bar 0.80",
+            transform=ax.get_xaxis_transform(),
+            va="bottom",
+            fontsize=7.5,
+        )
+        ax.set_xlim(-0.03, 1.05)
+        if priced:
+            ax.set_yscale("log")
+            ax.margins(y=0.2)
+        else:
+            ax.set_yticks([])
+            ax.text(
+                0.5, 0.5, "no cell had a successful outcome", ha="center", transform=ax.transAxes
+            )
+        ax.set_xlabel("pass rate (95% Wilson interval), n = 15 per cell: a small sample")
+        ax.set_ylabel("cost per successful outcome, USD (log scale)")
+        ax.set_title(f"{result.workload}: cost vs pass rate", fontsize=10, loc="left")
+        notes = []
+        if unpriced:
+            notes.append(
+                "no successful outcome: " + "; ".join(_cell_label(c, names) for c in unpriced)
+            )
+        void = [c for c in result.cells if c.void]
+        if void:
+            notes.append("void, not shown: " + "; ".join(_cell_label(c, names) for c in void))
+        notes.append(
+            "markers: ○ single-shot  △ agentic  □ reference baseline  ★ cheapest qualifying"
+        )
+        fig.text(0.01, 0.01, "\n".join([*notes, footer]), fontsize=7, va="bottom")
+        fig.subplots_adjust(bottom=0.16 + 0.035 * len(notes), left=0.11, right=0.97, top=0.9)
+
+        desc_points = "; ".join(
+            f"{_cell_label(c, names)}: pass rate {c.pass_rate:.2f}, CPO "
+            + (
+                _money(float(c.cpo_usd))
+                if c.cpo_usd is not None
+                else "none (no successful outcome)"
+            )
+            for c in cells
+        )
+        desc = (
+            f"Scatter of cost per successful outcome against pass rate for {result.workload}, "
+            f"with the 0.80 quality bar. {desc_points or 'No graded cells.'}"
+            + (
+                f" Cheapest qualifying: {cheapest.model_name} ({cheapest.mode})."
+                if cheapest
+                else " No qualifying model."
+            )
+        )
+        return _to_svg(fig, f"{result.workload}: cost vs pass rate", desc)
+
+
+def _version(workload_id: str) -> int:
+    match = re.search(r"\.v(\d+)$", workload_id)
+    return int(match.group(1)) if match else 0
+
+
+def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> str:
+    """CPO per edition for every (model, mode), broken and annotated at each version bump.
+
+    Scores are never compared across workload versions (standard §7): each version gets its
+    own line segment, and nothing connects the last point of v1 to the first of v2.
+    """
+    series: dict[tuple[str, str, int], list[TrendPoint]] = defaultdict(list)
+    for point in points:
+        series[(point.model, point.mode.value, _version(point.workload))].append(point)
+    editions = sorted({(p.date, p.edition) for p in points})
+    x_of = {edition: index for index, (_date, edition) in enumerate(editions)}
+
+    with plt.rc_context(_RC):
+        fig, ax = plt.subplots(figsize=(7.2, 3.8))
+        linestyles = ["-", "--", ":", "-."]
+        for index, ((model, mode, version), pts) in enumerate(sorted(series.items())):
+            pts = sorted(pts, key=lambda p: p.date)
+            xs = [x_of[p.edition] for p in pts if p.cpo_usd is not None]
+            ys = [float(p.cpo_usd) for p in pts if p.cpo_usd is not None]
+            if not xs:
+                continue
+            ax.plot(
+                xs,
+                ys,
+                marker=MARKERS.get(mode, "o"),
+                linestyle=linestyles[index % 4],
+                color="black",
+                markerfacecolor="white",
+                linewidth=1,
+            )
+            ax.annotate(
+                f"{model} ({mode}) v{version}",
+                (xs[-1], ys[-1]),
+                textcoords="offset points",
+                xytext=(5, 4),
+                fontsize=7.5,
+            )
+        bumps = []
+        by_edition = defaultdict(set)
+        for point in points:
+            by_edition[point.edition].add(_version(point.workload))
+        ordered = [edition for _date, edition in editions]
+        for before, after in itertools.pairwise(ordered):
+            old, new = max(by_edition[before]), max(by_edition[after])
+            if new != old:
+                x = (x_of[before] + x_of[after]) / 2
+                ax.axvline(x, color="black", linewidth=1.5, linestyle=(0, (1, 1)))
+                ax.text(
+                    x,
+                    0.98,
+                    f" v{old} → v{new}: trendline restarts",
+                    transform=ax.get_xaxis_transform(),
+                    va="top",
+                    fontsize=7.5,
+                )
+                bumps.append(f"{before} to {after}: v{old} to v{new}")
+        ax.set_xticks(range(len(editions)), [edition for _date, edition in editions])
+        ax.set_xlim(-0.5, max(len(editions) - 0.5, 0.5))
+        if any(p.cpo_usd is not None for p in points):
+            ax.set_yscale("log")
+        ax.set_ylabel("CPO, USD (log scale)")
+        ax.set_xlabel("edition")
+        ax.set_title(f"{workload_base}: CPO across editions", fontsize=10, loc="left")
+        fig.text(0.01, 0.01, footer, fontsize=7, va="bottom")
+        fig.subplots_adjust(bottom=0.2, left=0.11, right=0.8, top=0.88)
+        desc = f"CPO of each model and mode of {workload_base} per edition. " + (
+            "The line breaks at each workload-version bump (" + "; ".join(bumps) + ")."
+            if bumps
+            else "No version bump in this range."
+        )
+        return _to_svg(fig, f"{workload_base}: CPO across editions", desc)

@@ -1,0 +1,127 @@
+"""Charts: SVG with alt text, readable without colour, the bar and the cheapest point marked."""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+from ledgerrate.publish.charts import cost_vs_pass_svg, trendline_svg
+from ledgerrate.schema import (
+    CellResult,
+    Interval,
+    Mode,
+    RateLine,
+    RoutingVerdict,
+    TokenTotals,
+    TrendPoint,
+    WorkloadResult,
+)
+
+FOOTER = "LedgerRate · methodology v1.0 · 2026-07-15"
+
+
+def _cell(model: str, mode: Mode, passes: int, cpo: str | None, *, ref: bool = False) -> CellResult:
+    rate = passes / 15
+    return CellResult(
+        workload="extract.invoice.v1",
+        model=model,
+        mode=mode,
+        sitting=1,
+        is_reference=ref,
+        n=15,
+        completed=15,
+        model_failures=0,
+        missing=0,
+        passes=passes,
+        pending_judge=0,
+        pass_rate=rate,
+        pass_rate_ci=Interval(lo=max(rate - 0.2, 0), hi=min(rate + 0.1, 1), method="wilson-95"),
+        spend_usd=Decimal("1.5"),
+        cpo_usd=None if cpo is None else Decimal(cpo),
+        cpo_ci=None,
+        cost_per_attempt_usd=Decimal("0.1"),
+        tokens=TokenTotals(),
+        latency_median_s=1.0,
+        latency_p90_s=2.0,
+        infra_excluded_attempts=0,
+        infra_excluded_usd=Decimal(0),
+        grading_cost_usd=Decimal(0),
+        cost_basis="measured",
+        qualifying=rate >= 0.8,
+    )
+
+
+def _result() -> WorkloadResult:
+    cheap = _cell("small-model", Mode.single_shot, 13, "0.0123")
+    return WorkloadResult(
+        workload="extract.invoice.v1",
+        title="Invoice extraction",
+        unit="Process 1,000 invoices",
+        volume=1000,
+        judged=False,
+        cells=[
+            cheap,
+            _cell("big-model", Mode.agentic, 14, "0.25"),
+            _cell("tiny-model", Mode.single_shot, 0, None),
+            _cell("reference", Mode.single_shot, 11, "0.000004", ref=True),
+        ],
+        cheapest_qualifying=RateLine(
+            model="small-model",
+            model_name="Small <Model>",
+            mode=Mode.single_shot,
+            cpo_usd=Decimal("0.0123"),
+            rate_usd=Decimal("12.30"),
+            pass_rate=13 / 15,
+            pass_rate_ci=cheap.pass_rate_ci,
+            cost_basis="measured",
+        ),
+        flagship=None,
+        frontier_premium=None,
+        reference=None,
+        routing=RoutingVerdict(verdict="not_applicable", reason="no flagship"),
+    )
+
+
+def test_cost_vs_pass_chart_is_accessible_svg() -> None:
+    svg = cost_vs_pass_svg(_result(), FOOTER, {"small-model": "Small <Model>"})
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.tag == f"{ns}svg" and root.get("role") == "img"
+    assert "cost vs pass rate" in root.find(f"{ns}title").text
+    desc = root.find(f"{ns}desc").text
+    assert "Small <Model>" in desc and "no successful outcome" in desc
+    assert "quality bar 0.80" in svg and "cheapest qualifying" in svg
+    assert FOOTER in svg
+    assert "tiny-model" in svg  # named, not plotted at an invented height
+    assert "&lt;Model&gt;" in svg  # escaped, never live markup
+
+
+def test_chart_is_deterministic() -> None:
+    assert cost_vs_pass_svg(_result(), FOOTER) == cost_vs_pass_svg(_result(), FOOTER)
+
+
+def test_trendline_breaks_at_version_bump() -> None:
+    def point(edition: str, month: int, workload: str, cpo: str) -> TrendPoint:
+        return TrendPoint(
+            edition=edition,
+            date=dt.date(2026, month, 15),
+            workload=workload,
+            model="m",
+            mode=Mode.single_shot,
+            cpo_usd=Decimal(cpo),
+            cpo_ci=None,
+            pass_rate=0.9,
+        )
+
+    points = [
+        point("2026-04", 4, "triage.ap-inbox.v1", "0.02"),
+        point("2026-07", 7, "triage.ap-inbox.v1", "0.018"),
+        point("2026-10", 10, "triage.ap-inbox.v2", "0.03"),
+    ]
+    svg = trendline_svg(points, "triage.ap-inbox", FOOTER)
+    ET.fromstring(svg)
+    assert "v1 → v2: trendline restarts" in svg
+    assert "2026-07 to 2026-10: v1 to v2" in svg
+    # Two separate lines (one per version), never one joining v1 to v2.
+    assert svg.count("m (single-shot) v1") == 1 and svg.count("m (single-shot) v2") == 1
