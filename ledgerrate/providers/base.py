@@ -31,6 +31,10 @@ class Message:
     tool_call_id: str | None = None
     tool_name: str | None = None
     is_error: bool = False
+    # Assistant turns only: `Completion.raw` of the reply this turn came from. Adapters of the
+    # same family replay parts the API requires back verbatim (Anthropic thinking blocks,
+    # Gemini thought signatures); without it they rebuild the turn from text and tool calls.
+    raw: Any = None
 
 
 @dataclass
