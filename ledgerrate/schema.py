@@ -687,6 +687,8 @@ class CellResult(Strict):
     spend_usd: Usd = Field(description="Model + compute spend of every counted run.")
     cpo_usd: Usd | None = Field(description="spend ÷ passes; null = no successful outcome.")
     cpo_ci: Interval | None = Field(description="Bootstrap interval over items (seeded).")
+    cpo_ci_dropped_share: float | None = None
+    """Share of bootstrap resamples left out of `cpo_ci` because they held no pass (no CPO)."""
     cost_per_attempt_usd: Usd | None
     """Spend ÷ counted attempts."""
     tokens: TokenTotals
@@ -814,6 +816,8 @@ class TrendPoint(Strict):
     """Bootstrap interval of that CPO."""
     pass_rate: float | None
     """Pass rate in that edition."""
+    is_reference: bool = False
+    """A reference baseline's point: shown for scale, never ranked."""
 
 
 FILE_MODELS["results.json"] = EditionResults
