@@ -1,0 +1,205 @@
+"""Per-cell figures (workload × model × mode) of the published sitting.
+
+`assemble_cell` picks the records that count; `cell_result` turns them into every figure of
+DESIGN.md §5. Spend is the model + compute spend of every counted run, model failures included:
+a refusal or a malformed answer was paid for, so leaving it out would flatter a model that
+fails expensively. Infra-excluded attempts and judge spend are reported beside, never inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+import pandas as pd
+
+from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
+from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
+from ledgerrate.metrics.money import cpo, per_attempt
+from ledgerrate.metrics.sittings import (
+    INFRA,
+    choose_sitting,
+    counted_attempts,
+    latest_grades,
+    superseded_attempts,
+)
+from ledgerrate.schema import CellResult, Mode, TokenTotals
+
+QUALITY_BAR = 0.80
+TOKEN_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning")
+
+
+@dataclass(frozen=True)
+class CellData:
+    """The records one cell's figures are computed from.
+
+    `items` holds one row per counted attempt with its grade joined on: `outcome` is `pass`,
+    `fail` (a failed grade or a model failure), `pending_judge`, or `ungraded` (completed, no
+    grade record yet).
+    """
+
+    key: CellKey
+    n_expected: int
+    sitting: int
+    other_sittings: int
+    items: pd.DataFrame
+    infra: pd.DataFrame
+    superseded: int
+    all_runs: pd.DataFrame
+
+
+def money_sum(values: pd.Series | Sequence[Decimal]) -> Decimal:
+    return sum((Decimal(v) for v in values), Decimal(0))
+
+
+def assemble_cell(
+    key: CellKey, runs: pd.DataFrame, grades: pd.DataFrame, n_expected: int
+) -> CellData:
+    """Select the published sitting's counted attempts of one cell and join their grades."""
+    sitting, others = choose_sitting(runs, n_expected)
+    in_sitting = runs[runs["sitting"] == sitting]
+    counted = counted_attempts(in_sitting)
+    live = latest_grades(grades[grades["run_id"].isin(counted["run_id"])])
+    joined = counted.merge(
+        live[["run_id", *(c for c in GRADE_COLUMNS if c not in counted.columns)]],
+        on="run_id",
+        how="left",
+    )
+    joined["outcome"] = [
+        "fail" if status == "model_failure" else ("ungraded" if pd.isna(o) else o)
+        for status, o in zip(joined["status"], joined["outcome"], strict=True)
+    ]
+    return CellData(
+        key=key,
+        n_expected=n_expected,
+        sitting=sitting,
+        other_sittings=others,
+        items=joined,
+        infra=in_sitting[in_sitting["status"] == INFRA],
+        superseded=superseded_attempts(in_sitting),
+        all_runs=runs,
+    )
+
+
+def cost_basis(items: pd.DataFrame, is_reference: bool) -> str:
+    """`measured` only when every counted run's usage was provider-reported and priced.
+
+    A run labelled measured whose usage was estimated is read as an estimate: the label follows
+    the evidence, not the other way round.
+    """
+    if items.empty:
+        return "none"
+    bases = {
+        "estimate" if usage == "estimated" else basis
+        for basis, usage in zip(items["cost_basis"], items["usage_basis"], strict=True)
+    }
+    if bases == {"measured"}:
+        return "measured"
+    if is_reference or bases == {"compute"}:
+        return "compute"
+    if "estimate" in bases:
+        return "estimate"
+    return "mixed"
+
+
+def mean_diagnostics(items: pd.DataFrame) -> dict[str, float]:
+    """Mean of each numeric diagnostic over the graded runs that report it.
+
+    Booleans and strings are left out: a mean of labels is not a figure.
+    """
+    values: dict[str, list[float]] = {}
+    for diag in items["diagnostics"]:
+        if not isinstance(diag, dict):
+            continue
+        for name, value in diag.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                values.setdefault(name, []).append(float(value))
+    return {name: float(np.mean(v)) for name, v in sorted(values.items())}
+
+
+def _latency(items: pd.DataFrame, q: float) -> float | None:
+    return None if items.empty else float(np.percentile(items["latency_s"].astype(float), q))
+
+
+def _own_flags(data: CellData) -> list[str]:
+    flags = []
+    ungraded = int((data.items["outcome"] == "ungraded").sum())
+    if ungraded:
+        flags.append(f"{ungraded} completed runs have no grade record yet")
+    if data.superseded:
+        flags.append(
+            f"{data.superseded} counted-type attempts were superseded by a later attempt; the "
+            "protocol allows re-runs only after infrastructure exclusions"
+        )
+    outside = int(data.items["outside_window"].astype(bool).sum())
+    if outside:
+        flags.append(f"{outside} counted runs started outside the edition window")
+    return flags
+
+
+def cell_result(
+    data: CellData,
+    *,
+    is_reference: bool,
+    seed: int,
+    reps: int = DEFAULT_REPS,
+    void_reasons: Sequence[str] = (),
+    flags: Sequence[str] = (),
+) -> CellResult:
+    """Every figure of one cell. CPO = spend ÷ passes; null when there is no pass."""
+    workload, model, mode = data.key
+    items = data.items
+    n = len(items)
+    outcomes = items["outcome"]
+    passes = int((outcomes == "pass").sum())
+    pending = int((outcomes == "pending_judge").sum())
+    graded = int(outcomes.isin(["pass", "fail"]).sum())
+    spend = money_sum(items["spend_usd"])
+    cell_cpo = cpo(spend, passes)
+    boot = bootstrap_cpo(
+        np.array([float(v) for v in items["spend_usd"]]),
+        (outcomes == "pass").to_numpy(),
+        keyed_rng(seed, "cpo", workload, model, mode),
+        reps,
+    )
+    # Pass rate is defined once something is graded; pending and ungraded runs count as not
+    # (yet) passed, and the cell cannot qualify until they are settled.
+    pass_rate = passes / n if n and (graded or pending) else None
+    missing = max(data.n_expected - n, 0)
+    settled = n > 0 and missing == 0 and graded == n
+    qualifying = settled and pass_rate is not None and pass_rate >= QUALITY_BAR
+    return CellResult(
+        workload=workload,
+        model=model,
+        mode=Mode(mode),
+        sitting=data.sitting,
+        other_sittings=data.other_sittings,
+        is_reference=is_reference,
+        n=n,
+        completed=int((items["status"] == "completed").sum()),
+        model_failures=int((items["status"] == "model_failure").sum()),
+        missing=missing,
+        passes=passes,
+        pending_judge=pending,
+        pass_rate=pass_rate,
+        pass_rate_ci=wilson_interval(passes, n) if pass_rate is not None else None,
+        spend_usd=spend,
+        cpo_usd=cell_cpo,
+        cpo_ci=boot.interval if boot else None,
+        cpo_ci_dropped_share=boot.dropped_share if boot else None,
+        cost_per_attempt_usd=per_attempt(spend, n),
+        tokens=TokenTotals(**{f: int(items[f].sum()) for f in TOKEN_FIELDS}),
+        latency_median_s=_latency(items, 50),
+        latency_p90_s=_latency(items, 90),
+        infra_excluded_attempts=len(data.infra),
+        infra_excluded_usd=money_sum(data.infra["spend_usd"]),
+        grading_cost_usd=money_sum(items["judge_usd"].dropna()),
+        cost_basis=cost_basis(items, is_reference),  # type: ignore[arg-type]
+        qualifying=qualifying,
+        void=bool(void_reasons),
+        void_reasons=list(void_reasons),
+        diagnostics=mean_diagnostics(items),
+        flags=[*flags, *_own_flags(data)],
+    )

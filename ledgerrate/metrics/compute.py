@@ -1,0 +1,125 @@
+"""From an edition's inputs to `EditionResults`: the pure core behind `results` and `verify`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ledgerrate.metrics import indices
+from ledgerrate.metrics.cells import QUALITY_BAR, CellData, assemble_cell, cell_result
+from ledgerrate.metrics.intervals import DEFAULT_REPS, edition_seed, keyed_rng
+from ledgerrate.metrics.load import CellKey, EditionInputs
+from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
+from ledgerrate.metrics.routing import Arm, routing_verdict
+from ledgerrate.metrics.void import cross_mode_reasons, void_reasons
+from ledgerrate.schema import (
+    CellResult,
+    EditionManifest,
+    EditionResults,
+    Mode,
+    ProviderFamily,
+    WorkloadResult,
+)
+
+MODE_ORDER = [Mode.single_shot.value, Mode.agentic.value]
+
+
+def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataFrame) -> list:
+    """Every cell that should exist (models × the workload's modes) and every cell that does.
+
+    A baseline is listed only when it ran: not every workload has a reference solver.
+    """
+    model_order = [m.id for m in manifest.models]
+    keys = {
+        (workload.id, m.id, mode)
+        for m in manifest.models
+        if m.provider != ProviderFamily.baseline
+        for mode in workload.modes
+    }
+    keys |= {(workload.id, model, mode) for model, mode in zip(runs["model"], runs["mode"])}  # noqa: B905
+    return sorted(
+        keys,
+        key=lambda k: (
+            model_order.index(k[1]) if k[1] in model_order else len(model_order),
+            k[1],
+            MODE_ORDER.index(k[2]) if k[2] in MODE_ORDER else len(MODE_ORDER),
+        ),
+    )
+
+
+def workload_result(
+    inputs: EditionInputs, workload: WorkloadMeta, n: int, seed: int, reps: int
+) -> WorkloadResult:
+    manifest = inputs.manifest
+    references = {m.id for m in manifest.models if m.provider == ProviderFamily.baseline}
+    flagships = {m.id for m in manifest.models if m.flagship and m.id not in references}
+    runs = inputs.runs[inputs.runs["workload"] == workload.id]
+    grades = inputs.grades[inputs.grades["workload"] == workload.id]
+
+    data: dict[CellKey, CellData] = {}
+    for key in _cell_keys(workload, manifest, runs):
+        _, model, mode = key
+        cell_runs = runs[(runs["model"] == model) & (runs["mode"] == mode)]
+        cell_grades = grades[(grades["model"] == model) & (grades["mode"] == mode)]
+        data[key] = assemble_cell(key, cell_runs, cell_grades, n)
+    crossed = cross_mode_reasons(data)
+    cells: dict[CellKey, CellResult] = {
+        key: cell_result(
+            d,
+            is_reference=key[1] in references,
+            seed=seed,
+            reps=reps,
+            void_reasons=[*void_reasons(d, inputs.registration), *crossed.get(key, [])],
+            flags=inputs.flags.get(key, []),
+        )
+        for key, d in data.items()
+    }
+
+    def arm(cell: CellResult | None) -> Arm | None:
+        return None if cell is None else Arm(cell, data[(cell.workload, cell.model, cell.mode)])
+
+    listed = list(cells.values())
+    names = indices.model_names({m.id: m.name for m in manifest.models})
+    cheapest = indices.cheapest_qualifying(listed)
+    flagship = indices.flagship_cell(listed, flagships)
+    return WorkloadResult(
+        workload=workload.id,
+        title=workload.title,
+        unit=workload.unit,
+        volume=workload.volume,
+        judged=workload.judged,
+        cells=listed,
+        cheapest_qualifying=indices.rate_line(cheapest, names, workload.volume),
+        flagship=indices.rate_line(flagship, names, workload.volume),
+        flagship_note=indices.flagship_note(flagship, flagships),
+        frontier_premium=indices.frontier_premium(flagship, cheapest),
+        agentic_multiplier=indices.agentic_multipliers(listed, workload.modes),
+        reference=indices.rate_line(indices.reference_cell(listed), names, workload.volume),
+        routing=routing_verdict(
+            arm(cheapest),
+            arm(flagship),
+            rng=keyed_rng(seed, "routing", workload.id),
+            reps=reps,
+            has_flagship=bool(flagships),
+        ),
+    )
+
+
+def compute_results(
+    inputs: EditionInputs, lookup: MetaLookup, reps: int = DEFAULT_REPS
+) -> EditionResults:
+    manifest = inputs.manifest
+    seed = edition_seed(manifest.id)
+    return EditionResults(
+        edition=manifest.id,
+        date=manifest.date,
+        methodology_version=manifest.methodology_version,
+        brand=manifest.brand,
+        reference_only=manifest.reference_only,
+        quality_bar=QUALITY_BAR,
+        bootstrap_seed=seed,
+        bootstrap_reps=reps,
+        workloads=[
+            workload_result(inputs, lookup(entry.id), entry.n, seed, reps)
+            for entry in manifest.workloads
+        ],
+    )

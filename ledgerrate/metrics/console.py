@@ -1,0 +1,141 @@
+"""`ledgerrate results` as rich tables: one per workload, then its derived indices."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.console import Console
+from rich.table import Table
+
+from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, WorkloadResult
+
+NO_OUTCOME = "no successful outcome"
+
+
+def usd(value: Decimal | None) -> str:
+    if value is None:
+        return "—"
+    if value != 0 and abs(value) < Decimal("0.01"):
+        return f"${value:.8f}".rstrip("0")
+    return f"${value:,.4f}"
+
+
+def span(interval: Interval | None, money: bool = False) -> str:
+    if interval is None or interval.lo is None or interval.hi is None:
+        return ""
+    if money:
+        return f"[{usd(Decimal(interval.lo))}, {usd(Decimal(interval.hi))}]"
+    return f"[{float(interval.lo):.2f}, {float(interval.hi):.2f}]"
+
+
+def _cpo(cell: CellResult) -> str:
+    if cell.cpo_usd is None:
+        return NO_OUTCOME if cell.n else "—"
+    return f"{usd(cell.cpo_usd)} {span(cell.cpo_ci, money=True)}"
+
+
+def _rate(cell: CellResult) -> str:
+    if cell.pass_rate is None:
+        return "—"
+    pending = f" (+{cell.pending_judge} pending)" if cell.pending_judge else ""
+    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f} {span(cell.pass_rate_ci)}{pending}"
+
+
+def _latency(cell: CellResult) -> str:
+    if cell.latency_median_s is None:
+        return "—"
+    return f"{cell.latency_median_s:.1f}s / {cell.latency_p90_s:.1f}s"
+
+
+def _status(cell: CellResult) -> str:
+    if cell.void:
+        return "VOID: " + "; ".join(cell.void_reasons)
+    parts = ["qualifies" if cell.qualifying else "does not qualify"]
+    if cell.is_reference:
+        parts.append("reference (not ranked)")
+    parts.extend(cell.flags)
+    return "; ".join(parts)
+
+
+def cell_table(result: WorkloadResult) -> Table:
+    n = max((c.n + c.missing for c in result.cells), default=0)
+    table = Table(
+        title=f"{result.workload} — {result.title}",
+        caption=f"small sample: n = {n} items per cell; intervals are 95%",
+        show_lines=False,
+    )
+    for name in (
+        "model", "mode", "sitting", "n", "done", "fail", "missing", "infra (spend)", "pass rate",
+        "spend", "CPO [95% CI]", "cost/attempt", "tokens in/out", "latency p50/p90", "basis",
+        "status",
+    ):  # fmt: skip
+        table.add_column(name, overflow="fold")
+    for c in result.cells:
+        others = f" (+{c.other_sittings} kept)" if c.other_sittings else ""
+        table.add_row(
+            c.model,
+            str(c.mode),
+            f"{c.sitting}{others}",
+            str(c.n),
+            str(c.completed),
+            str(c.model_failures),
+            str(c.missing),
+            f"{c.infra_excluded_attempts} ({usd(c.infra_excluded_usd)})",
+            _rate(c),
+            usd(c.spend_usd),
+            _cpo(c),
+            usd(c.cost_per_attempt_usd),
+            f"{c.tokens.input + c.tokens.cached_input + c.tokens.cache_write:,}/"
+            f"{c.tokens.output:,}",
+            _latency(c),
+            c.cost_basis,
+            _status(c),
+        )
+    return table
+
+
+def _line(label: str, line: RateLine | None, unit: str) -> str:
+    if line is None:
+        return f"{label}: none"
+    return (
+        f"{label}: {line.model_name} ({line.mode}) — {unit}: ${line.rate_usd:,.2f} "
+        f"(CPO {usd(line.cpo_usd)}, pass rate {line.pass_rate:.2f} {span(line.pass_rate_ci)}, "
+        f"{line.cost_basis})"
+    )
+
+
+def indices_lines(result: WorkloadResult) -> list[str]:
+    lines = [
+        _line("cheapest qualifying", result.cheapest_qualifying, result.unit),
+        _line("flagship", result.flagship, result.unit),
+    ]
+    if result.flagship_note:
+        lines.append(f"  note: {result.flagship_note}")
+    premium = result.frontier_premium
+    lines.append(f"frontier premium: {'—' if premium is None else f'{premium:.2f}×'}")
+    if result.agentic_multiplier:
+        shown = ", ".join(
+            f"{m} {'—' if v is None else f'{v:.2f}×'}" for m, v in result.agentic_multiplier.items()
+        )
+        lines.append(f"agentic multiplier: {shown}")
+    lines.append(_line("reference baseline (not ranked)", result.reference, result.unit))
+    r = result.routing
+    pair = f" {r.challenger} vs {r.incumbent}" if r.challenger and r.incumbent else ""
+    lines.append(f"routing verdict{pair}: {r.verdict} — {r.reason}")
+    if r.remedy:
+        lines.append(f"  remedy: {r.remedy}")
+    return lines
+
+
+def print_tables(results: EditionResults, console: Console) -> None:
+    console.print(
+        f"{results.brand} · methodology v{results.methodology_version} · edition "
+        f"{results.edition} ({results.date}) · quality bar {results.quality_bar:.2f} · "
+        f"bootstrap seed {results.bootstrap_seed}, {results.bootstrap_reps} resamples",
+        markup=False,
+    )
+    for workload in results.workloads:
+        console.print()
+        console.print(cell_table(workload))
+        for line in indices_lines(workload):
+            console.print(line, markup=False, highlight=False)

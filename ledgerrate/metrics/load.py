@@ -1,0 +1,172 @@
+"""The I/O edge of the metrics: an edition's manifest, registration and logs as pandas frames.
+
+Everything after this module is a pure function of what it returns. Money stays Decimal inside
+the frames (object columns) so that no cent is lost before the figures are quantized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ledgerrate.io import FileProblem, iter_jsonl, load_model
+from ledgerrate.layout import EditionPaths
+from ledgerrate.schema import EditionManifest, GradeRecord, Registration, RunRecord
+
+RUN_COLUMNS = [
+    "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
+    "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
+    "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
+    "reasoning",
+]  # fmt: skip
+GRADE_COLUMNS = [
+    "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
+    "outcome", "judge_usd", "grader_hash", "rubric_hash", "diagnostics",
+]  # fmt: skip
+
+CellKey = tuple[str, str, str]  # (workload, model, mode)
+
+
+@dataclass(frozen=True)
+class EditionInputs:
+    """Everything the figures of one edition are computed from."""
+
+    root: Path
+    manifest: EditionManifest
+    registration: Registration | None
+    runs: pd.DataFrame
+    grades: pd.DataFrame
+    flags: Mapping[CellKey, list[str]] = field(default_factory=dict)
+
+
+def run_row(record: RunRecord) -> dict[str, object]:
+    u = record.usage
+    return {
+        "run_id": record.run_id,
+        "workload": record.workload,
+        "model": record.model,
+        "mode": str(record.mode),
+        "sitting": record.sitting,
+        "item_id": record.item_id,
+        "attempt": record.attempt,
+        "started_at": record.started_at,
+        "finished_at": record.finished_at,
+        "latency_s": record.latency_s,
+        "status": str(record.status),
+        "simulated": record.simulated,
+        "outside_window": record.outside_window,
+        "dataset_hash": record.dataset_hash,
+        "usage_basis": str(record.usage_basis),
+        "cost_basis": str(record.cost_basis),
+        "spend_usd": record.cost.total_usd,
+        "input": u.input_tokens,
+        "cached_input": u.cached_input_tokens,
+        "cache_write": u.cache_write_tokens,
+        "output": u.output_tokens,
+        "reasoning": u.reasoning_tokens,
+    }
+
+
+def grade_row(record: GradeRecord) -> dict[str, object]:
+    judge = record.judge
+    judge_usd = judge.cost.total_usd if judge else 0
+    if judge and judge.second_opinion is not None:
+        judge_usd += judge.second_opinion.cost.total_usd
+    return {
+        "run_id": record.run_id,
+        "workload": record.workload,
+        "model": record.model,
+        "mode": str(record.mode),
+        "sitting": record.sitting,
+        "item_id": record.item_id,
+        "revision": record.revision,
+        "graded_at": record.graded_at,
+        "outcome": str(record.outcome),
+        "judge_usd": judge_usd,
+        "grader_hash": record.grader_hash,
+        "rubric_hash": judge.rubric_hash if judge else None,
+        "diagnostics": dict(record.diagnostics),
+    }
+
+
+def runs_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
+    """Registered attempts only: a reproduction never enters a published figure."""
+    rows = [run_row(r) for r in records if r.kind == "registered"]
+    return pd.DataFrame(rows, columns=RUN_COLUMNS)
+
+
+def grades_frame(records: Iterable[GradeRecord]) -> pd.DataFrame:
+    return pd.DataFrame([grade_row(r) for r in records], columns=GRADE_COLUMNS)
+
+
+def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> list:
+    """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
+    records = []
+    for path in sorted(folder.glob("*/*/*.jsonl")):
+        workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
+        for number, record in enumerate(iter_jsonl(path, model), start=1):
+            # A record filed under the wrong cell or edition would silently move a figure.
+            found = (record.workload, record.model, str(record.mode))
+            if found != (workload, model_id, mode) or record.edition != edition:
+                raise FileProblem(
+                    path,
+                    [
+                        f"{path}: record {number} ({record.run_id}) belongs to "
+                        f"{record.edition}/{'/'.join(found)}, not the cell of this file"
+                    ],
+                )
+            records.append(record)
+    return records
+
+
+def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None]:
+    try:
+        from ledgerrate.edition import load_edition
+    except ImportError:  # the shared loader is optional: read the two files ourselves
+        paths = EditionPaths(root)
+        manifest = load_model(EditionManifest, paths.manifest)
+        registration = (
+            load_model(Registration, paths.registration) if paths.registration.exists() else None
+        )
+        return manifest, registration
+    edition = load_edition(root)
+    return edition.manifest, edition.registration
+
+
+def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
+    """Cell flags from the spot-check stage, when that stage exists.
+
+    `flags_for(edition_dir)` may key cells as (workload, model, mode) tuples or as
+    "workload/model/mode" strings, with a message or a list of messages each.
+    """
+    try:
+        from ledgerrate.grade.spotcheck import flags_for  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    found: dict[CellKey, list[str]] = {}
+    for key, value in (flags_for(root) or {}).items():
+        parts = tuple(key.split("/")) if isinstance(key, str) else tuple(key)
+        if len(parts) != 3:
+            continue
+        messages = [value] if isinstance(value, str) else [str(v) for v in value]
+        found.setdefault((str(parts[0]), str(parts[1]), str(parts[2])), []).extend(messages)
+    return found
+
+
+def load_inputs(edition_dir: Path) -> EditionInputs:
+    root = Path(edition_dir)
+    manifest, registration = _load_parts(root)
+    paths = EditionPaths(root)
+    runs = _read_logs(paths.root / "runs", RunRecord, manifest.id)
+    grades = _read_logs(paths.root / "grades", GradeRecord, manifest.id)
+    return EditionInputs(
+        root=root,
+        manifest=manifest,
+        registration=registration,
+        runs=runs_frame(runs),
+        grades=grades_frame(grades),
+        flags=spotcheck_flags(root),
+    )

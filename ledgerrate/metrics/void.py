@@ -1,0 +1,82 @@
+"""Void conditions: a cell whose records cannot stand as a measurement of what was registered.
+
+A void cell keeps its figures on its page (with the reasons) but never enters a rate card, an
+index, a routing verdict or a trendline. The conditions:
+
+- an answered dataset differs from the registered one (the question was not the sealed one);
+- the two modes of one model answered different datasets (the arms are not comparable);
+- any attempt was simulated (a measurement we did not make);
+- a grade came from a grader or a rubric other than the registered one (the bar moved after
+  the answers were in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ledgerrate.metrics.cells import CellData
+from ledgerrate.metrics.load import CellKey
+from ledgerrate.schema import Registration
+
+
+def _short(value: str) -> str:
+    return value[:12]
+
+
+def void_reasons(data: CellData, registration: Registration | None) -> list[str]:
+    """Reasons one cell is void, judged on its own records."""
+    workload = data.key[0]
+    items = data.items
+    reasons: list[str] = []
+    if data.all_runs.empty:
+        return reasons
+    simulated = int(data.all_runs["simulated"].astype(bool).sum())
+    if simulated:
+        reasons.append(f"{simulated} attempts were simulated, not measured")
+    sealed = registration.workloads.get(workload) if registration else None
+    if registration is None:
+        reasons.append("the edition has no registration.json: nothing sealed to check against")
+    elif sealed is None:
+        reasons.append(f"{workload} was not registered for this edition")
+    if sealed is None or items.empty:
+        return reasons
+    answered = sorted(set(items["dataset_hash"]) - {sealed.dataset_hash})
+    if answered:
+        reasons.append(
+            f"runs answered dataset {', '.join(map(_short, answered))}, not the registered "
+            f"{_short(sealed.dataset_hash)}"
+        )
+    graders = sorted(set(items["grader_hash"].dropna()) - {sealed.grader_hash})
+    if graders:
+        reasons.append(
+            f"graded by grader {', '.join(map(_short, graders))}, not the registered "
+            f"{_short(sealed.grader_hash)}"
+        )
+    rubrics = sorted(set(items["rubric_hash"].dropna()) - {sealed.rubric_hash})
+    if rubrics:
+        reasons.append(
+            f"judged against rubric {', '.join(map(_short, rubrics))}, not the registered "
+            f"{_short(sealed.rubric_hash or 'none')}"
+        )
+    return reasons
+
+
+def cross_mode_reasons(cells: Mapping[CellKey, CellData]) -> dict[CellKey, list[str]]:
+    """Both arms of a model are void when they answered different datasets."""
+    answered: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
+    for (workload, model, mode), data in cells.items():
+        if not data.items.empty:
+            hashes = frozenset(data.items["dataset_hash"])
+            answered.setdefault((workload, model), {})[mode] = hashes
+    found: dict[CellKey, list[str]] = {}
+    for (workload, model), by_mode in answered.items():
+        if len(set(by_mode.values())) > 1:
+            shown = "; ".join(
+                f"{mode}: {', '.join(sorted(map(_short, h)))}"
+                for mode, h in sorted(by_mode.items())
+            )
+            for mode in by_mode:
+                found[(workload, model, mode)] = [
+                    f"the modes of {model} answered different datasets ({shown})"
+                ]
+    return found
