@@ -1,0 +1,60 @@
+"""The reference baseline "provider": a workload's deterministic, non-LLM solver.
+
+It spends no model budget. Its cost is the CPU time of the solver, measured in the worker thread
+that runs it and priced at the edition's compute rate, so records say `compute`, never token
+spend. It sees what a model sees (the item and the dataset), never the grader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from ledgerrate.run.cost import compute_cost
+from ledgerrate.schema import Cost, PricingTable
+from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    answer: Answer | None
+    cpu_seconds: float
+    cost: Cost
+    error: str | None = None
+
+
+def _timed(
+    workload: Workload, item: Item, dataset: Dataset
+) -> tuple[Answer | None, float, str | None]:
+    assert workload.baseline is not None
+    # thread_time counts only this worker thread, so other runs in flight do not inflate it.
+    start = time.thread_time()
+    try:
+        answer = workload.baseline(item, dataset)
+        error = None
+    except Exception as exc:  # a solver crash is that run's failure, not the whole run's
+        answer, error = None, f"baseline raised {type(exc).__name__}: {exc}"
+    return answer, time.thread_time() - start, error
+
+
+async def run_baseline(
+    workload: Workload, item: Item, dataset: Dataset, pricing: PricingTable
+) -> BaselineResult:
+    """Run the reference solver on one item in a worker thread and price its CPU time."""
+    if workload.baseline is None:
+        raise ValueError(f"{workload.id} has no reference baseline")
+    answer, cpu, error = await asyncio.to_thread(_timed, workload, item, dataset)
+    return BaselineResult(
+        answer=answer, cpu_seconds=cpu, cost=compute_cost(cpu, pricing), error=error
+    )
+
+
+def request_body(workload: Workload, item: Item) -> dict[str, str]:
+    """What the record stores as the 'request': which solver ran on which item."""
+    return {
+        "provider": "baseline",
+        "solver": f"{workload.id} reference baseline",
+        "item_id": item.id,
+        "note": "deterministic non-LLM solver; no model was called",
+    }

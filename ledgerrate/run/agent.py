@@ -1,0 +1,268 @@
+"""One attempt of one item: a single request, or the agentic tool loop (standard §3).
+
+Every call is priced as it happens and kept, including calls of attempts that later fail, so
+spend is never lost from the record. What went wrong decides the status: infra trouble excludes
+the attempt (the scheduler re-runs it), the model's own trouble is a model failure (never
+retried), and a configuration error stops the run. Nothing here grades.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ledgerrate.hashing import canonical_json
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    InfraError,
+    Message,
+    ModelError,
+    ProviderError,
+)
+from ledgerrate.run.cost import estimate_usage, usage_cost
+from ledgerrate.schema import (
+    AgentStep,
+    CallRecord,
+    ModelSpec,
+    PricingTable,
+    RunStatus,
+    ToolCall,
+    ToolResult,
+    Usage,
+    UsageBasis,
+)
+from ledgerrate.workloads.base import Prompt, ToolError, Toolset, ToolSpec
+
+MAX_STEPS = 25  # standard §3: exceeding it is a failure
+
+Complete = Callable[[CompletionRequest], Awaitable[Completion]]
+
+
+@dataclass
+class Attempt:
+    """What one attempt produced, before it becomes a RunRecord."""
+
+    status: RunStatus
+    request: dict[str, Any]
+    calls: list[CallRecord] = field(default_factory=list)
+    steps: list[AgentStep] = field(default_factory=list)
+    answer: str | None = None
+    tool_state: dict[str, Any] | None = None
+    failure: str | None = None
+    retry_after: float | None = None
+    rate_limited: bool = False
+    # Set when the provider refused our configuration (bad key, unknown model): stops the run.
+    config_error: ProviderError | None = None
+
+
+class _Stop(Exception):
+    """An attempt ends early with `attempt` filled in."""
+
+
+def request_body(spec: ModelSpec, request: CompletionRequest) -> dict[str, Any]:
+    """The request in family-neutral form, as stored in the record. Holds no credentials:
+    keys travel in headers the adapter adds, never in this body."""
+    return {
+        "model": spec.api_model,
+        "provider": spec.provider.value,
+        "system": request.system,
+        "messages": [_message_json(m) for m in request.messages],
+        "tools": [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in request.tools or []
+        ],
+        "sampling": dict(spec.sampling),
+        "max_output_tokens": spec.max_output_tokens,
+    }
+
+
+def _message_json(message: Message) -> dict[str, Any]:
+    data: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        data["tool_calls"] = [c.model_dump(mode="json") for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        data["tool_call_id"] = message.tool_call_id
+        data["is_error"] = message.is_error
+    return data
+
+
+def _prompt_chars(request: CompletionRequest) -> int:
+    chars = len(request.system)
+    for message in request.messages:
+        chars += len(message.content)
+        chars += sum(len(canonical_json(c.arguments)) + len(c.name) for c in message.tool_calls)
+    return chars
+
+
+def _output_chars(completion: Completion) -> int:
+    return len(completion.text) + sum(
+        len(canonical_json(c.arguments)) + len(c.name) for c in completion.tool_calls
+    )
+
+
+async def _call(
+    complete: Complete,
+    request: CompletionRequest,
+    step: int,
+    pricing: PricingTable,
+    model_id: str,
+    attempt: Attempt,
+) -> Completion:
+    """One priced, recorded call. Raises _Stop with `attempt` set when the attempt is over."""
+    started = dt.datetime.now(dt.UTC)
+    clock = time.perf_counter()
+    try:
+        completion = await complete(request)
+    except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
+        latency = time.perf_counter() - clock
+        usage = exc.usage if isinstance(exc, ProviderError) else None
+        status = exc.status if isinstance(exc, ProviderError) else None
+        raw = exc.raw if isinstance(exc, ProviderError) else None
+        attempt.calls.append(
+            CallRecord(
+                step=step,
+                started_at=started,
+                latency_s=latency,
+                http_status=status,
+                response=raw,
+                error=f"{type(exc).__name__}: {exc}",
+                usage=usage or Usage(),
+                # A failed call that reported nothing: its usage is unknown, not zero-measured.
+                usage_basis=UsageBasis.provider_reported if usage else UsageBasis.none,
+                cost=usage_cost(usage or Usage(), pricing, model_id),
+            )
+        )
+        if isinstance(exc, ModelError):
+            attempt.status = RunStatus.model_failure
+            attempt.failure = f"model_error: {exc}"
+        elif isinstance(exc, (InfraError, httpx.TimeoutException, httpx.TransportError)):
+            attempt.status = RunStatus.infra_excluded
+            attempt.failure = f"infra: {type(exc).__name__}: {exc}"
+            attempt.retry_after = getattr(exc, "retry_after", None)
+            attempt.rate_limited = status == 429 or type(exc).__name__ == "RateLimited"
+        else:
+            attempt.config_error = exc
+            attempt.failure = f"config: {exc}"
+        raise _Stop from None
+    latency = time.perf_counter() - clock
+    if completion.usage is None:
+        usage = estimate_usage(_prompt_chars(request), _output_chars(completion))
+        basis = UsageBasis.estimated
+    else:
+        usage, basis = completion.usage, UsageBasis.provider_reported
+    attempt.calls.append(
+        CallRecord(
+            step=step,
+            started_at=started,
+            latency_s=latency,
+            http_status=completion.http_status,
+            response=completion.raw,
+            usage=usage,
+            usage_basis=basis,
+            cost=usage_cost(usage, pricing, model_id),
+        )
+    )
+    return completion
+
+
+async def single_shot(
+    complete: Complete, spec: ModelSpec, prompt: Prompt, pricing: PricingTable
+) -> Attempt:
+    request = CompletionRequest(system=prompt.system, messages=[Message("user", prompt.user)])
+    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, request))
+    try:
+        completion = await _call(complete, request, 0, pricing, spec.id, attempt)
+    except _Stop:
+        return attempt
+    attempt.steps.append(AgentStep(step=0, text=completion.text))
+    return _finish(attempt, completion.text)
+
+
+def _finish(attempt: Attempt, text: str) -> Attempt:
+    if not text.strip():
+        attempt.status = RunStatus.model_failure
+        attempt.failure = "empty_answer"
+        attempt.answer = text
+        return attempt
+    attempt.answer = text
+    return attempt
+
+
+async def run_tool(tools: dict[str, ToolSpec], call: ToolCall) -> ToolResult:
+    """Run one tool call; any failure becomes an error the model reads, never a crash."""
+    spec = tools.get(call.name)
+    if spec is None:
+        known = ", ".join(sorted(tools)) or "none"
+        return ToolResult(
+            call=call, ok=False, output=f"error: no tool named {call.name!r}; available: {known}"
+        )
+    try:
+        output = await asyncio.to_thread(spec.run, dict(call.arguments))
+    except ToolError as exc:
+        return ToolResult(call=call, ok=False, output=f"error: {exc}")
+    except Exception as exc:  # a tool bug must not end the run; the model sees it failed
+        return ToolResult(
+            call=call, ok=False, output=f"error: the tool failed ({type(exc).__name__}: {exc})"
+        )
+    return ToolResult(call=call, ok=True, output=str(output))
+
+
+async def agentic(
+    complete: Complete,
+    spec: ModelSpec,
+    prompt: Prompt,
+    pricing: PricingTable,
+    toolset: Toolset,
+    max_steps: int = MAX_STEPS,
+) -> Attempt:
+    """The tool loop: at most `max_steps` model calls; still calling tools after that fails."""
+    tools = {t.name: t for t in toolset.tools}
+    messages = [Message("user", prompt.user)]
+    first = CompletionRequest(system=prompt.system, messages=list(messages), tools=toolset.tools)
+    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, first))
+    try:
+        for step in range(max_steps):
+            request = CompletionRequest(
+                system=prompt.system, messages=list(messages), tools=toolset.tools
+            )
+            completion = await _call(complete, request, step, pricing, spec.id, attempt)
+            if not completion.tool_calls:
+                attempt.steps.append(AgentStep(step=step, text=completion.text))
+                attempt.tool_state = toolset.state()
+                return _finish(attempt, completion.text)
+            results = [await run_tool(tools, call) for call in completion.tool_calls]
+            attempt.steps.append(AgentStep(step=step, text=completion.text, tool_results=results))
+            messages.append(
+                Message("assistant", completion.text, tool_calls=list(completion.tool_calls))
+            )
+            messages.extend(
+                Message(
+                    "tool",
+                    r.output,
+                    tool_call_id=r.call.id,
+                    tool_name=r.call.name,
+                    is_error=not r.ok,
+                )
+                for r in results
+            )
+    except _Stop:
+        attempt.tool_state = _safe_state(toolset)
+        return attempt
+    attempt.status = RunStatus.model_failure
+    attempt.failure = "step_cap"
+    attempt.tool_state = _safe_state(toolset)
+    return attempt
+
+
+def _safe_state(toolset: Toolset) -> dict[str, Any] | None:
+    try:
+        return toolset.state()
+    except Exception:  # the state of a failed attempt is informational only
+        return None

@@ -1,0 +1,114 @@
+"""Concurrency limits and backoff: a global cap, per-provider adaptive caps, jittered retries.
+
+A provider that answers 429 is asking us to slow down: its cap is halved, every request to it
+waits out Retry-After, and the cap climbs back one slot per run of successes (additive increase,
+multiplicative decrease), so a busy provider settles near the rate it can take.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Re-runs of infra failures: bounded attempts, exponential backoff with full jitter."""
+
+    max_attempts: int = 6
+    base_s: float = 0.5
+    cap_s: float = 60.0
+    # Successes at the lowered cap before one slot is given back.
+    recover_after: int = 8
+
+    def delay(self, failures: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before the next attempt, after `failures` infra failures in a row."""
+        ceiling = min(self.cap_s, self.base_s * (2 ** max(failures - 1, 0)))
+        jittered = rng.uniform(0, ceiling)
+        if retry_after is not None:
+            # The server said when; add a little jitter so waiting requests do not stampede.
+            return min(self.cap_s, retry_after) + rng.uniform(0, self.base_s / 4)
+        return jittered
+
+
+class AdaptiveLimit:
+    """A concurrency cap that a 429 lowers and successes raise back, with a shared pause."""
+
+    def __init__(self, name: str, maximum: int, recover_after: int = 8) -> None:
+        self.name = name
+        self.maximum = max(1, maximum)
+        self.limit = self.maximum
+        self.recover_after = recover_after
+        self.in_flight = 0
+        self.rate_limited = 0
+        self._streak = 0
+        self._paused_until = 0.0
+        self._cond = asyncio.Condition()
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._cond:
+            while True:
+                wait = self._paused_until - time.monotonic()
+                if wait <= 0 and self.in_flight < self.limit:
+                    break
+                if wait > 0:
+                    with suppress(TimeoutError):
+                        await asyncio.wait_for(self._cond.wait(), timeout=wait)
+                else:
+                    await self._cond.wait()
+            self.in_flight += 1
+        try:
+            yield
+        finally:
+            async with self._cond:
+                self.in_flight -= 1
+                self._cond.notify_all()
+
+    async def succeeded(self) -> None:
+        if self.limit >= self.maximum:
+            return
+        async with self._cond:
+            self._streak += 1
+            if self._streak >= self.recover_after:
+                self._streak = 0
+                self.limit = min(self.maximum, self.limit + 1)
+                self._cond.notify_all()
+
+    async def throttled(self, retry_after: float | None) -> None:
+        async with self._cond:
+            self.rate_limited += 1
+            self._streak = 0
+            self.limit = max(1, self.limit // 2)
+            if retry_after:
+                self._paused_until = max(self._paused_until, time.monotonic() + retry_after)
+            self._cond.notify_all()
+
+
+class Limits:
+    """The global cap plus one adaptive cap per provider endpoint (family + base URL)."""
+
+    def __init__(self, global_concurrency: int, recover_after: int = 8) -> None:
+        self.global_sem = asyncio.Semaphore(max(1, global_concurrency))
+        self.recover_after = recover_after
+        self.providers: dict[str, AdaptiveLimit] = {}
+
+    def provider(self, key: str, maximum: int) -> AdaptiveLimit:
+        limit = self.providers.get(key)
+        if limit is None:
+            limit = self.providers[key] = AdaptiveLimit(key, maximum, self.recover_after)
+        elif maximum > limit.maximum:
+            # Several models behind one endpoint: the endpoint may take the largest of their caps.
+            limit.maximum = limit.limit = maximum
+        return limit
+
+    @asynccontextmanager
+    async def request(self, provider: AdaptiveLimit) -> AsyncIterator[None]:
+        # Provider slot first: a request waiting out a provider's pause must not hold a global
+        # slot that requests to other providers could use.
+        async with provider.slot(), self.global_sem:
+            yield

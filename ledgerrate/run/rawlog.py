@@ -1,0 +1,130 @@
+"""Append-only raw logs, one JSONL file per cell: run ids, sittings and resume.
+
+A record is appended (and fsynced) the moment an attempt ends, so a crash or `kill -9` loses at
+most the attempt in flight. On restart a torn last line is cut, finished items are skipped and
+attempt numbers continue, so no record is ever rewritten. Sittings keep re-runs apart: a cell
+whose latest sitting is complete is left alone unless a new sitting is asked for, and the new
+sitting's records sit beside the old ones, never pooled with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.hashing import canonical_json
+from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
+from ledgerrate.schema import CallRecord, CostBasis, RunRecord, RunStatus, UsageBasis
+
+FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})
+
+
+def run_id(
+    edition: str, sitting: int, workload: str, model: str, mode: str, item_id: str, attempt: int
+) -> str:
+    """Deterministic: the same attempt of the same item always has the same id."""
+    key = canonical_json([edition, sitting, workload, model, mode, item_id, attempt])
+    return "r-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+
+def read_cell(path: Path) -> list[RunRecord]:
+    """Every record of a cell's log, after cutting a torn last line left by a crash."""
+    if repair_torn_tail(path):
+        warnings.warn(
+            f"{path}: the last line was cut short by an interrupted run and has been dropped; "
+            "that attempt will run again",
+            TornLineWarning,
+            stacklevel=2,
+        )
+    return read_jsonl(path, RunRecord)
+
+
+def append_record(path: Path, record: RunRecord) -> None:
+    append_jsonl(path, record)
+
+
+@dataclass
+class SittingPlan:
+    """What `run` does with one cell: which sitting, which items, from which attempt."""
+
+    sitting: int
+    # item id → next attempt number (1 for an item never tried in this sitting)
+    todo: dict[str, int] = field(default_factory=dict)
+    finished: int = 0
+    complete_already: bool = False
+    earlier_sittings: int = 0
+
+
+def plan_sitting(
+    records: Sequence[RunRecord], item_ids: Sequence[str], *, new_sitting: bool
+) -> SittingPlan:
+    """Resume an incomplete latest sitting; leave a complete one alone unless `new_sitting`."""
+    latest = max((r.sitting for r in records), default=0)
+    in_latest = [r for r in records if r.sitting == latest]
+    done = {r.item_id for r in in_latest if r.status in FINISHED}
+    complete = latest > 0 and all(i in done for i in item_ids)
+    if latest == 0 or (complete and new_sitting):
+        sitting = latest + 1
+        return SittingPlan(sitting=sitting, todo={i: 1 for i in item_ids}, earlier_sittings=latest)
+    if complete:
+        return SittingPlan(
+            sitting=latest,
+            finished=len(item_ids),
+            complete_already=True,
+            earlier_sittings=latest - 1,
+        )
+    # Resume (also when new_sitting was asked: an unfinished sitting is finished first, so a
+    # crash is never turned into a second, partial sitting).
+    attempts = Counter(r.item_id for r in in_latest)
+    todo = {i: attempts[i] + 1 for i in item_ids if i not in done}
+    return SittingPlan(
+        sitting=latest, todo=todo, finished=len(item_ids) - len(todo), earlier_sittings=latest - 1
+    )
+
+
+REDACTED = "[redacted]"
+
+
+def redact(value: Any, secrets: Sequence[str]) -> Any:
+    """`value` with every occurrence of each secret replaced, however deeply it is nested.
+
+    Adapters keep keys out of bodies and errors already; this is the second lock, because a key
+    echoed back in a provider's error text or a URL would otherwise be published with the logs.
+    """
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret and secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    return value
+
+
+def call_bases(calls: Sequence[CallRecord]) -> tuple[UsageBasis, CostBasis]:
+    """A record is `measured` only when every call's usage was reported by the provider."""
+    kinds = {c.usage_basis for c in calls}
+    if UsageBasis.estimated in kinds:
+        usage_basis = UsageBasis.estimated
+    elif not kinds or kinds == {UsageBasis.none}:
+        usage_basis = UsageBasis.none
+    else:
+        usage_basis = UsageBasis.provider_reported
+    measured = bool(calls) and kinds == {UsageBasis.provider_reported}
+    return usage_basis, CostBasis.measured if measured else CostBasis.estimate
+
+
+def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
+    """The record as it may be written: secrets removed, re-validated against the schema."""
+    if not secrets:
+        return record
+    return RunRecord.model_validate(redact(record.model_dump(mode="json"), secrets))

@@ -1,0 +1,479 @@
+"""`ledgerrate run`: every cell of a registered edition, concurrently, resumably, never graded.
+
+The run refuses to start on anything it could not publish honestly: an unregistered edition or
+one whose code drifted from its registration, a model without a price, a missing API key, a
+dataset whose hash differs from the registered one, or a clock outside the edition window
+(unless explicitly allowed, and then every record says so). Everything is checked before the
+first call. Then items run under a global cap and per-provider adaptive caps; each attempt is
+appended to its cell's log as soon as it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+
+from ledgerrate.edition import (
+    Edition,
+    WorkloadLookup,
+    load_edition,
+    pricing_problems,
+    registration_mismatches,
+    require_current_registration,
+)
+from ledgerrate.errors import UsageProblem
+from ledgerrate.generate.seeds import dataset_for
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    InfraError,
+    Provider,
+    ProviderFactory,
+    RateLimited,
+)
+from ledgerrate.providers.baseline import request_body as baseline_request
+from ledgerrate.providers.baseline import run_baseline
+from ledgerrate.run import agent, rawlog
+from ledgerrate.run.limits import Limits, RetryPolicy
+from ledgerrate.run.progress import CellProgress
+from ledgerrate.sandbox.files import FileToolset
+from ledgerrate.schema import (
+    Cost,
+    CostBasis,
+    Mode,
+    ModelSpec,
+    ProviderFamily,
+    RunRecord,
+    RunStatus,
+    Usage,
+    UsageBasis,
+)
+from ledgerrate.workloads.base import Dataset, Item, Prompt, Toolset, Workload
+
+
+@dataclass
+class RunOptions:
+    workloads: list[str] | None = None
+    models: list[str] | None = None
+    modes: list[str] | None = None
+    concurrency: int = 8
+    allow_outside_window: bool = False
+    new_sitting: bool = False
+
+
+@dataclass
+class CellSummary:
+    workload: str
+    model: str
+    mode: str
+    sitting: int
+    items: int
+    finished: int = 0
+    attempts: int = 0
+    infra_excluded: int = 0
+    spend_usd: Decimal = Decimal(0)
+    missing: list[str] = field(default_factory=list)
+    already_complete: bool = False
+
+    def line(self) -> str:
+        head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
+        if self.already_complete:
+            return f"{head}: complete; --new-sitting to re-run"
+        text = f"{head}: {self.finished}/{self.items} finished, ${self.spend_usd:.6f} spent"
+        if self.infra_excluded:
+            text += f", {self.infra_excluded} infra-excluded attempt(s)"
+        if self.missing:
+            text += f"; still missing after retries: {', '.join(sorted(self.missing))}"
+        return text
+
+
+@dataclass
+class RunSummary:
+    edition: str
+    outside_window: bool
+    cells: list[CellSummary]
+
+    @property
+    def missing(self) -> int:
+        return sum(len(c.missing) for c in self.cells)
+
+    def lines(self) -> list[str]:
+        lines = [c.line() for c in self.cells]
+        if self.missing:
+            lines.append(f"{self.missing} item(s) missing: run again to retry them")
+        return lines
+
+
+@dataclass
+class _Cell:
+    workload: Workload
+    spec: ModelSpec
+    mode: Mode
+    dataset: Dataset
+    dataset_hash: str
+    path: Path
+    plan: rawlog.SittingPlan
+    summary: CellSummary
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload.id}/{self.spec.id}/{self.mode.value}"
+
+
+class _ConfigStop(Exception):
+    pass
+
+
+def baseline_mode(workload: Workload) -> Mode:
+    """A reference solver does not change with the mode: it runs once, single-shot if allowed."""
+    return Mode.single_shot if Mode.single_shot.value in workload.modes else Mode(workload.modes[0])
+
+
+def _select(chosen: list[str] | None, known: list[str], what: str) -> list[str]:
+    if not chosen:
+        return known
+    unknown = [c for c in chosen if c not in known]
+    if unknown:
+        raise UsageProblem(
+            *(f"unknown {what} {u!r}; this edition has: {', '.join(known)}" for u in unknown)
+        )
+    return [k for k in known if k in chosen]
+
+
+def _api_keys(models: list[ModelSpec]) -> dict[str, str]:
+    keys, problems = {}, []
+    for spec in models:
+        if spec.provider == ProviderFamily.baseline:
+            continue
+        assert spec.api_key_env is not None
+        value = os.environ.get(spec.api_key_env, "")
+        if not value.strip():
+            problems.append(
+                f"model {spec.id!r}: environment variable {spec.api_key_env} is not set "
+                "(it must hold the API key)"
+            )
+        keys[spec.id] = value
+    if problems:
+        raise UsageProblem(*problems)
+    return keys
+
+
+def _window(edition: Edition, now: dt.datetime, allow: bool) -> bool:
+    window = edition.manifest.window
+    outside = not (window.opens <= now <= window.closes)
+    if outside and not allow:
+        raise UsageProblem(
+            f"edition {edition.manifest.id!r}: now ({now.isoformat(timespec='seconds')}) is "
+            f"outside its window {window.opens.isoformat()} – {window.closes.isoformat()}; "
+            "pass --allow-outside-window to run anyway (every record is then flagged)"
+        )
+    return outside
+
+
+def _plan_cells(
+    edition: Edition,
+    options: RunOptions,
+    lookup: WorkloadLookup,
+) -> list[_Cell]:
+    manifest = edition.manifest
+    registration = require_current_registration(edition, lookup)
+    workload_ids = _select(options.workloads, [w.id for w in manifest.workloads], "workload")
+    model_ids = _select(options.models, [m.id for m in manifest.models], "model")
+    modes = [Mode(m) for m in _select(options.modes, [m.value for m in Mode], "mode")]
+    cells = []
+    for wid in workload_ids:
+        workload = lookup(wid)
+        dataset = dataset_for(edition.paths.root, wid, lookup=lookup)
+        for mid in model_ids:
+            spec = manifest.model(mid)
+            for mode in modes:
+                if mode.value not in workload.modes:
+                    continue
+                if spec.provider == ProviderFamily.baseline and (
+                    workload.baseline is None or mode != baseline_mode(workload)
+                ):
+                    continue
+                path = edition.paths.runs(wid, mid, mode.value)
+                records = rawlog.read_cell(path)
+                plan = rawlog.plan_sitting(
+                    records, [i.id for i in dataset.items], new_sitting=options.new_sitting
+                )
+                spent = sum(
+                    (r.cost.total_usd for r in records if r.sitting == plan.sitting), Decimal(0)
+                )
+                summary = CellSummary(
+                    wid,
+                    mid,
+                    mode.value,
+                    plan.sitting,
+                    len(dataset.items),
+                    plan.finished,
+                    spend_usd=spent,
+                    already_complete=plan.complete_already,
+                )
+                cells.append(
+                    _Cell(
+                        workload,
+                        spec,
+                        mode,
+                        dataset,
+                        registration.workloads[wid].dataset_hash,
+                        path,
+                        plan,
+                        summary,
+                    )
+                )
+    return cells
+
+
+def run_edition(
+    edition_dir: Path,
+    options: RunOptions,
+    *,
+    lookup: WorkloadLookup | None = None,
+    provider_factory: ProviderFactory | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    retry: RetryPolicy | None = None,
+    now: Callable[[], dt.datetime] | None = None,
+    console: Console | None = None,
+    show_progress: bool = True,
+) -> RunSummary:
+    """Run (or resume) every selected cell of a registered edition; never grades."""
+    if lookup is None:
+        from ledgerrate import workloads
+
+        lookup = workloads.get
+    clock = now or (lambda: dt.datetime.now(dt.UTC))
+    console = console or Console(stderr=True, highlight=False)
+    edition = load_edition(edition_dir)
+    problems = pricing_problems(edition) + registration_mismatches(edition, lookup)
+    if problems:
+        raise UsageProblem(*problems)
+    outside = _window(edition, clock(), options.allow_outside_window)
+    selected = _select(options.models, [m.id for m in edition.manifest.models], "model")
+    keys = _api_keys([edition.manifest.model(m) for m in selected])
+    cells = _plan_cells(edition, options, lookup)
+    runner = _Runner(
+        edition=edition,
+        options=options,
+        keys=keys,
+        factory=provider_factory,
+        retry=retry or RetryPolicy(),
+        clock=clock,
+        outside=outside,
+    )
+    with CellProgress(console, enabled=show_progress) as progress:
+        for cell in cells:
+            if not cell.plan.complete_already:
+                progress.add(cell.key, cell.key, cell.summary.items, cell.plan.finished)
+        try:
+            asyncio.run(runner.run([c for c in cells if c.plan.todo], progress, transport))
+        except* _ConfigStop as group:
+            message = str(group.exceptions[0])
+            raise UsageProblem(rawlog.redact(message, list(keys.values()))) from None
+    summary = RunSummary(edition.manifest.id, outside, [c.summary for c in cells])
+    for line in summary.lines():
+        console.print(line, markup=False)
+    return summary
+
+
+class _Runner:
+    def __init__(
+        self,
+        *,
+        edition: Edition,
+        options: RunOptions,
+        keys: dict[str, str],
+        factory: ProviderFactory | None,
+        retry: RetryPolicy,
+        clock: Callable[[], dt.datetime],
+        outside: bool,
+    ) -> None:
+        self.edition = edition
+        self.options = options
+        self.keys = keys
+        self.secrets = [k for k in keys.values() if k]
+        self.factory = factory
+        self.retry = retry
+        self.clock = clock
+        self.outside = outside
+        self.rng = random.Random()
+        self.completes: dict[str, agent.Complete] = {}
+
+    async def run(
+        self, cells: list[_Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
+    ) -> None:
+        if not cells:
+            return
+        concurrency = max(1, self.options.concurrency)
+        self.limits = Limits(concurrency, self.retry.recover_after)
+        # Bounds how many items hold a sandbox at once; requests are bounded by `limits`.
+        self.active = asyncio.Semaphore(concurrency * 2)
+        self.progress = progress
+        pool = httpx.Limits(max_connections=max(100, concurrency * 2))
+        async with httpx.AsyncClient(transport=transport, limits=pool) as client:
+            factory = self.factory
+            if factory is None:
+                from ledgerrate.providers import make_provider
+
+                factory = make_provider
+            for cell in cells:
+                spec = cell.spec
+                if spec.provider != ProviderFamily.baseline and spec.id not in self.completes:
+                    provider = factory(spec, client, self.keys[spec.id])
+                    self.completes[spec.id] = self._limited(spec, provider)
+            async with asyncio.TaskGroup() as group:
+                for cell in cells:
+                    for item_id, attempt in cell.plan.todo.items():
+                        group.create_task(self.item(cell, cell.dataset.item(item_id), attempt))
+
+    def _limited(self, spec: ModelSpec, provider: Provider) -> agent.Complete:
+        """provider.complete under the global and the endpoint's adaptive cap."""
+        limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
+
+        async def complete(request: CompletionRequest) -> Completion:
+            async with self.limits.request(limit):
+                try:
+                    result = await provider.complete(request)
+                except InfraError as exc:
+                    if isinstance(exc, RateLimited) or exc.status == 429:
+                        await limit.throttled(exc.retry_after)
+                    raise
+            await limit.succeeded()
+            return result
+
+        return complete
+
+    async def item(self, cell: _Cell, item: Item, first_attempt: int) -> None:
+        """Attempts of one item until one counts (completed or model failure) or retries end."""
+        for k in range(self.retry.max_attempts):
+            async with self.active:
+                record, attempt = await self.attempt(cell, item, first_attempt + k)
+            if attempt is not None and attempt.config_error is not None:
+                raise _ConfigStop(
+                    f"model {cell.spec.id!r}: the provider refused the request "
+                    f"({attempt.config_error}); check base_url, api_model and the key in "
+                    f"${cell.spec.api_key_env}. The run stopped; finished records are kept."
+                )
+            rawlog.append_record(cell.path, record)
+            cell.summary.attempts += 1
+            cell.summary.spend_usd += record.cost.total_usd
+            if record.status != RunStatus.infra_excluded:
+                cell.summary.finished += 1
+                self.progress.spent(cell.key, record.cost.total_usd)
+                self.progress.advance(cell.key)
+                return
+            cell.summary.infra_excluded += 1
+            note = f"{cell.summary.infra_excluded} infra-excluded"
+            self.progress.spent(cell.key, record.cost.total_usd, note)
+            if k + 1 < self.retry.max_attempts:
+                retry_after = attempt.retry_after if attempt is not None else None
+                await asyncio.sleep(self.retry.delay(k + 1, retry_after, self.rng))
+        cell.summary.missing.append(item.id)
+
+    async def attempt(
+        self, cell: _Cell, item: Item, number: int
+    ) -> tuple[RunRecord, agent.Attempt | None]:
+        started = self.clock()
+        clock = time.perf_counter()
+        prompt = cell.workload.prompt(item)
+        if cell.spec.provider == ProviderFamily.baseline:
+            outcome = await run_baseline(cell.workload, item, cell.dataset, self.edition.pricing)
+            cpu = round(outcome.cpu_seconds, 6)
+            record = RunRecord(
+                **self._ids(cell, item, number),
+                started_at=started,
+                finished_at=self.clock(),
+                latency_s=time.perf_counter() - clock,
+                status=RunStatus.completed if outcome.error is None else RunStatus.model_failure,
+                failure=outcome.error,
+                outside_window=self.outside,
+                dataset_hash=cell.dataset_hash,
+                prompt_hash=prompt.hash,
+                request=baseline_request(cell.workload, item),
+                answer=outcome.answer.text if outcome.answer else None,
+                tool_state=dict(outcome.answer.tool_state)
+                if outcome.answer and outcome.answer.tool_state is not None
+                else None,
+                usage_basis=UsageBasis.none,
+                cost=outcome.cost,
+                cost_basis=CostBasis.compute,
+                cpu_seconds=cpu,
+            )
+            return record, None
+        complete = self.completes[cell.spec.id]
+        pricing = self.edition.pricing
+        if cell.mode == Mode.single_shot:
+            result = await agent.single_shot(complete, cell.spec, prompt, pricing)
+        else:
+            result = await self._agentic(cell, item, complete, prompt)
+        usage_basis, cost_basis = rawlog.call_bases(result.calls)
+        record = RunRecord(
+            **self._ids(cell, item, number),
+            started_at=started,
+            finished_at=self.clock(),
+            latency_s=time.perf_counter() - clock,
+            status=result.status,
+            failure=result.failure,
+            outside_window=self.outside,
+            dataset_hash=cell.dataset_hash,
+            prompt_hash=prompt.hash,
+            request=result.request,
+            calls=result.calls,
+            steps=result.steps,
+            answer=result.answer,
+            tool_state=result.tool_state,
+            usage=sum((c.usage for c in result.calls), Usage()),
+            usage_basis=usage_basis,
+            cost=sum((c.cost for c in result.calls), Cost()),
+            cost_basis=cost_basis,
+        )
+        return rawlog.seal(record, self.secrets), result
+
+    async def _agentic(
+        self, cell: _Cell, item: Item, complete: agent.Complete, prompt: Prompt
+    ) -> agent.Attempt:
+        # A fresh sandbox folder per attempt: nothing an earlier attempt wrote can leak in.
+        workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
+        try:
+            toolset: Toolset
+            if cell.workload.tools is not None:
+                toolset = cell.workload.tools(item, cell.dataset, workdir)
+            else:
+                toolset = FileToolset(workdir, dict(item.files))
+            try:
+                pricing = self.edition.pricing
+                return await agent.agentic(complete, cell.spec, prompt, pricing, toolset)
+            finally:
+                toolset.close()
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _ids(self, cell: _Cell, item: Item, number: int) -> dict[str, Any]:
+        edition = self.edition.manifest.id
+        sitting = cell.plan.sitting
+        return {
+            "run_id": rawlog.run_id(
+                edition, sitting, cell.workload.id, cell.spec.id, cell.mode.value, item.id, number
+            ),
+            "edition": edition,
+            "sitting": sitting,
+            "workload": cell.workload.id,
+            "model": cell.spec.id,
+            "mode": cell.mode,
+            "item_id": item.id,
+            "attempt": number,
+        }
