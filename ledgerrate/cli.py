@@ -203,7 +203,25 @@ def verify(
     target: Annotated[Path, typer.Argument(help="An edition folder or an evidence bundle.")],
 ) -> None:
     """Recompute and re-check every published figure offline; non-zero exit on any mismatch."""
-    not_yet(6)
+    from ledgerrate.verify.run import verify_path
+
+    report = verify_path(target)
+    for line in report.lines():
+        typer.echo(line)
+    if not report.ok:
+        sys.exit(1)
+
+
+@app.command()
+@friendly
+def bundle(
+    edition: EditionDir,
+    out: Annotated[Path, typer.Option(help="Folder for the bundle.")] = Path("build/bundles"),
+) -> None:
+    """Write the edition's content-addressed evidence bundle (verify accepts it directly)."""
+    from ledgerrate.verify.bundle import write_bundle
+
+    typer.echo(write_bundle(edition, out))
 
 
 @app.command()

@@ -623,6 +623,11 @@ class PublishedEdition(Strict):
     published_at: dt.datetime
     """When the edition was first published (UTC)."""
     files: dict[str, Sha256] = Field(description="Path (relative to the edition) → sha256.")
+    sizes: dict[str, int] = Field(
+        default_factory=dict,
+        description="Path → size in bytes. Append-only logs may grow (new sittings, "
+        "reproductions) but their first `size` bytes must still hash to the published sha256.",
+    )
     errata_seen: list[str] = Field(default_factory=list, description="Errata ids accounted for.")
 
 

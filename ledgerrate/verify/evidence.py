@@ -1,0 +1,258 @@
+"""Seeds, datasets, prompts and grades: the chain from a released seed to every stored grade.
+
+With the seeds released, anyone can regenerate the items, check that they are the registered
+ones, that each logged prompt was built from them, and that the registered grader gives every
+stored answer the stored grade. Judge scores cannot be re-derived offline; they are taken as
+recorded, and their anonymisation is checked instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledgerrate.generate.dataset import build_dataset
+from ledgerrate.hashing import seed_commitment
+from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.layout import EditionPaths
+from ledgerrate.schema import (
+    DatasetCard,
+    EditionManifest,
+    GradeRecord,
+    Outcome,
+    Registration,
+    RunRecord,
+    RunStatus,
+    SeedFile,
+)
+from ledgerrate.verify.report import Report
+from ledgerrate.workloads.base import Answer, Dataset, Workload
+
+
+def check_seeds_and_datasets(
+    paths: EditionPaths,
+    registration: Registration,
+    lookup,
+    report: Report,
+) -> dict[str, Dataset]:
+    """Released seeds open their commitments and regenerate the carded datasets."""
+    datasets: dict[str, Dataset] = {}
+    if not paths.seeds.exists():
+        report.notes.append(
+            "seeds withheld until the next edition: dataset regeneration, prompt provenance "
+            "and re-grading are checked once they are released"
+        )
+        return datasets
+    seeds = load_model(SeedFile, paths.seeds)
+    for workload_id, sealed in sorted(registration.workloads.items()):
+        entry = seeds.seeds.get(workload_id)
+        if entry is None:
+            report.fail(
+                "seed commitments",
+                file="seeds.json",
+                record=workload_id,
+                field="seed",
+                expected="a released seed",
+                found="missing",
+            )
+            continue
+        opened = seed_commitment(entry.seed, entry.salt)
+        if not report.expect(
+            "seed commitments",
+            opened == sealed.seed_commitment,
+            file="seeds.json",
+            record=workload_id,
+            field="sha256(seed ‖ salt)",
+            expected=sealed.seed_commitment,
+            found=opened,
+        ):
+            continue
+        try:
+            workload = lookup(workload_id)
+        except KeyError:
+            report.fail(
+                "dataset hashes",
+                file="registration.json",
+                record=workload_id,
+                field="workload",
+                expected="a registered workload version",
+                found="unknown to this toolchain",
+            )
+            continue
+        dataset = build_dataset(workload, entry.seed, sealed.n_items)
+        report.expect(
+            "dataset hashes",
+            dataset.hash == sealed.dataset_hash,
+            file="registration.json",
+            record=workload_id,
+            field="dataset_hash",
+            expected=sealed.dataset_hash,
+            found=dataset.hash,
+        )
+        card_path = paths.card(workload_id)
+        if card_path.exists():
+            card = load_model(DatasetCard, card_path)
+            report.expect(
+                "dataset hashes",
+                card.dataset_hash == dataset.hash,
+                file=_rel(paths, card_path),
+                field="dataset_hash",
+                expected=dataset.hash,
+                found=card.dataset_hash,
+            )
+        datasets[workload_id] = dataset
+    return datasets
+
+
+def run_logs(paths: EditionPaths) -> list[Path]:
+    return sorted((paths.root / "runs").rglob("*.jsonl"))
+
+
+def grade_logs(paths: EditionPaths) -> list[Path]:
+    return sorted((paths.root / "grades").rglob("*.jsonl"))
+
+
+def check_prompts(
+    paths: EditionPaths,
+    registration: Registration,
+    datasets: dict[str, Dataset],
+    lookup,
+    report: Report,
+) -> dict[str, RunRecord]:
+    """Every run answered the registered dataset, with a prompt built from its item."""
+    runs: dict[str, RunRecord] = {}
+    for log in run_logs(paths):
+        rel = _rel(paths, log)
+        for record in iter_jsonl(log, RunRecord):
+            runs[record.run_id] = record
+            sealed = registration.workloads.get(record.workload)
+            expected_hash = sealed.dataset_hash if sealed else "a registered workload"
+            report.expect(
+                "runs answered the registered dataset",
+                record.dataset_hash == expected_hash,
+                file=rel,
+                record=record.run_id,
+                field="dataset_hash",
+                expected=expected_hash,
+                found=record.dataset_hash,
+            )
+            dataset = datasets.get(record.workload)
+            if dataset is None:
+                continue
+            try:
+                item = dataset.item(record.item_id)
+            except KeyError:
+                report.fail(
+                    "prompts built from the items",
+                    file=rel,
+                    record=record.run_id,
+                    field="item_id",
+                    expected="an item of the dataset",
+                    found=record.item_id,
+                )
+                continue
+            built = lookup(record.workload).prompt(item).hash
+            report.expect(
+                "prompts built from the items",
+                built == record.prompt_hash,
+                file=rel,
+                record=record.run_id,
+                field="prompt_hash",
+                expected=built,
+                found=record.prompt_hash,
+            )
+    return runs
+
+
+def latest_grades(paths: EditionPaths) -> dict[str, tuple[str, GradeRecord]]:
+    latest: dict[str, tuple[str, GradeRecord]] = {}
+    for log in grade_logs(paths):
+        for grade in iter_jsonl(log, GradeRecord):
+            kept = latest.get(grade.run_id)
+            if kept is None or grade.revision > kept[1].revision:
+                latest[grade.run_id] = (_rel(paths, log), grade)
+    return latest
+
+
+def check_grades(
+    paths: EditionPaths,
+    manifest: EditionManifest,
+    runs: dict[str, RunRecord],
+    datasets: dict[str, Dataset],
+    lookup,
+    report: Report,
+) -> None:
+    """Re-grade every stored answer whose items are known; check the judge saw no identity."""
+    identities = _identities(manifest)
+    for run_id, (rel, grade) in sorted(latest_grades(paths).items()):
+        run = runs.get(run_id)
+        if run is None:
+            report.fail(
+                "grades re-derived",
+                file=rel,
+                record=run_id,
+                field="run_id",
+                expected="a run in the raw logs",
+                found="no such run",
+            )
+            continue
+        if grade.judge is not None:
+            seen = f"{grade.judge.anon_id} {grade.judge.rationale}".lower()
+            leaked = sorted(i for i in identities if i and i.lower() in seen)
+            report.expect(
+                "judge anonymisation",
+                not leaked,
+                file=rel,
+                record=run_id,
+                field="judge.anon_id/rationale",
+                expected="no model identity",
+                found=", ".join(leaked),
+            )
+        dataset = datasets.get(run.workload)
+        if dataset is None or run.status != RunStatus.completed:
+            continue
+        workload: Workload = lookup(run.workload)
+        report.expect(
+            "grades re-derived",
+            grade.grader_hash == workload.grader_hash,
+            file=rel,
+            record=run_id,
+            field="grader_hash",
+            expected=workload.grader_hash,
+            found=grade.grader_hash,
+        )
+        again = workload.grade(dataset.item(run.item_id), Answer(run.answer or "", run.tool_state))
+        if again.deterministic_pass and again.needs_judge:
+            expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
+        else:
+            expected = Outcome.passed if again.deterministic_pass else Outcome.failed
+        report.expect(
+            "grades re-derived",
+            expected == grade.outcome,
+            file=rel,
+            record=run_id,
+            field="outcome",
+            expected=expected.value,
+            found=grade.outcome.value,
+        )
+        stored = {c.name: c.passed for c in grade.checks}
+        derived = {c.name: c.passed for c in again.checks}
+        report.expect(
+            "grades re-derived",
+            stored == derived,
+            file=rel,
+            record=run_id,
+            field="checks",
+            expected=derived,
+            found=stored,
+        )
+
+
+def _identities(manifest: EditionManifest) -> set[str]:
+    names = set()
+    for spec in manifest.models:
+        names.update({spec.id, spec.name, spec.api_model or ""})
+    return {n for n in names if len(n) >= 4}
+
+
+def _rel(paths: EditionPaths, path: Path) -> str:
+    return path.relative_to(paths.root).as_posix()

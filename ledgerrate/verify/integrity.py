@@ -1,0 +1,154 @@
+"""Every file parses against its schema, and every hash the edition publishes matches."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from ledgerrate.hashing import sha256_bytes, sha256_file
+from ledgerrate.io import FileProblem, TornLineWarning, load_model, read_jsonl
+from ledgerrate.schema import (
+    DatasetCard,
+    EditionManifest,
+    EditionResults,
+    ErrataFile,
+    GradeRecord,
+    PricingTable,
+    PublishedEdition,
+    Registration,
+    RunRecord,
+    SeedFile,
+)
+from ledgerrate.verify.report import Report
+
+TOP_LEVEL = {
+    "edition.yaml": EditionManifest,
+    "pricing.yaml": PricingTable,
+    "registration.json": Registration,
+    "seeds.json": SeedFile,
+    "errata.yaml": ErrataFile,
+    "published.json": PublishedEdition,
+    "results.json": EditionResults,
+}
+LOGS = {"runs": RunRecord, "grades": GradeRecord, "reproductions": RunRecord}
+
+
+def edition_files(root: Path) -> list[str]:
+    """Every regular file of the edition, as sorted POSIX paths relative to it."""
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+    )
+
+
+def check_schemas(root: Path, report: Report) -> None:
+    for name, model in TOP_LEVEL.items():
+        path = root / name
+        if not path.exists():
+            continue
+        _parse(report, path, root, lambda p, m=model: load_model(m, p))
+    for card in sorted((root / "datasets").glob("*/card.json")):
+        _parse(report, card, root, lambda p: load_model(DatasetCard, p))
+    for folder, model in LOGS.items():
+        for log in sorted((root / folder).rglob("*.jsonl")):
+            _parse(report, log, root, lambda p, m=model: _strict_jsonl(p, m))
+
+
+def _strict_jsonl(path: Path, model: type) -> list:
+    # A published log is finished: a torn last line there is damage, not a crash to recover.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TornLineWarning)
+        try:
+            return read_jsonl(path, model)
+        except TornLineWarning as warning:
+            raise FileProblem(path, [str(warning)]) from None
+
+
+def _parse(report: Report, path: Path, root: Path, parse) -> None:
+    rel = path.relative_to(root).as_posix()
+    try:
+        parse(path)
+        report.expect("files parsed against their schema", True, file=rel)
+    except FileProblem as problem:
+        for line in problem.lines:
+            report.fail(
+                "files parsed against their schema",
+                file=rel,
+                field="schema",
+                expected="a valid file",
+                found=line.removeprefix(f"{path}: "),
+            )
+
+
+def check_sums(root: Path, sums_text: str, report: Report, label: str = "SHA256SUMS") -> None:
+    """`sha256  path` lines (sha256sum format): each listed file exists and matches."""
+    listed = set()
+    for number, line in enumerate(sums_text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        digest, _, name = line.partition("  ")
+        name = name.strip()
+        listed.add(name)
+        path = (root / name).resolve()
+        if root.resolve() not in path.parents or not path.is_file():
+            report.fail(
+                "checksums",
+                file=label,
+                record=f"line {number}",
+                field=name,
+                expected="a file of the edition",
+                found="missing",
+            )
+            continue
+        report.expect(
+            "checksums",
+            sha256_file(path) == digest,
+            file=name,
+            field="sha256",
+            expected=digest,
+            found=sha256_file(path),
+        )
+
+
+def check_published(root: Path, report: Report) -> None:
+    """Files recorded at publication still have their hashes, unless an erratum names them."""
+    published_path = root / "published.json"
+    if not published_path.exists():
+        report.notes.append("no published.json: edition not yet published, immutability unchecked")
+        return
+    published = load_model(PublishedEdition, published_path)
+    covered = errata_files(root)
+    category = "published files unchanged or corrected by an erratum"
+    for name, digest in sorted(published.files.items()):
+        found = published_digest(root / name, published.sizes.get(name), name)
+        if found != digest and name in covered:
+            report.expect(category, True, file=name)
+            continue
+        report.expect(
+            category,
+            found == digest,
+            file=name,
+            field="sha256 (published.json)",
+            expected=digest,
+            found=found,
+        )
+
+
+def published_digest(path: Path, size: int | None, name: str) -> str:
+    """The digest to compare with published.json: for append-only logs, of the published prefix
+    (later sittings and reproductions may be appended, never edited in place)."""
+    if not path.is_file():
+        return "missing"
+    if name.endswith(".jsonl") and size is not None:
+        with path.open("rb") as handle:
+            return sha256_bytes(handle.read(size))
+    return sha256_file(path)
+
+
+def errata_files(root: Path) -> set[str]:
+    path = root / "errata.yaml"
+    if not path.exists():
+        return set()
+    errata = load_model(ErrataFile, path)
+    return {name for entry in errata.entries for name in entry.files}

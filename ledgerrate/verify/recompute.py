@@ -1,0 +1,201 @@
+"""Money and figures, recomputed: usage × frozen prices, and every published figure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.layout import EditionPaths
+from ledgerrate.run.cost import compute_cost, usage_cost
+from ledgerrate.schema import (
+    CostBasis,
+    EditionResults,
+    GradeRecord,
+    PricingTable,
+    RunRecord,
+    UsageBasis,
+)
+from ledgerrate.verify.report import Report
+
+
+def check_costs(paths: EditionPaths, pricing: PricingTable, report: Report) -> None:
+    """Every call's cost is its usage at the frozen prices; every run's cost is their sum."""
+    for log in sorted(
+        [*(paths.root / "runs").rglob("*.jsonl"), *(paths.root / "reproductions").rglob("*.jsonl")]
+    ):
+        rel = log.relative_to(paths.root).as_posix()
+        for run in iter_jsonl(log, RunRecord):
+            _check_run_cost(run, pricing, report, rel)
+    for log in sorted((paths.root / "grades").rglob("*.jsonl")):
+        rel = log.relative_to(paths.root).as_posix()
+        for grade in iter_jsonl(log, GradeRecord):
+            judge = grade.judge
+            while judge is not None:
+                expected = _priced(pricing, judge.judge_model, judge.usage)
+                report.expect(
+                    "costs recomputed",
+                    expected == judge.cost.model_usd,
+                    file=rel,
+                    record=grade.run_id,
+                    field=f"judge[{judge.judge_model}].cost",
+                    expected=expected,
+                    found=judge.cost.model_usd,
+                )
+                judge = judge.second_opinion
+
+
+def _priced(pricing: PricingTable, model: str, usage: Any) -> Decimal | str:
+    try:
+        return usage_cost(usage, pricing, model).model_usd
+    except UsageProblem:
+        return "a price in pricing.yaml"
+
+
+def _check_run_cost(run: RunRecord, pricing: PricingTable, report: Report, rel: str) -> None:
+    model_total = Decimal(0)
+    for call in run.calls:
+        if run.cost_basis == CostBasis.compute:
+            break
+        expected = _priced(pricing, run.model, call.usage)
+        report.expect(
+            "costs recomputed",
+            expected == call.cost.model_usd,
+            file=rel,
+            record=f"{run.run_id} call {call.step}",
+            field="cost.model_usd",
+            expected=expected,
+            found=call.cost.model_usd,
+        )
+        model_total += call.cost.model_usd
+    if run.cost_basis == CostBasis.compute:
+        expected_compute = (
+            compute_cost(run.cpu_seconds, pricing).compute_usd
+            if run.cpu_seconds is not None and pricing.compute is not None
+            else "cpu_seconds and a compute price"
+        )
+        report.expect(
+            "costs recomputed",
+            expected_compute == run.cost.compute_usd,
+            file=rel,
+            record=run.run_id,
+            field="cost.compute_usd",
+            expected=expected_compute,
+            found=run.cost.compute_usd,
+        )
+        report.expect(
+            "costs recomputed",
+            run.cost.model_usd == 0,
+            file=rel,
+            record=run.run_id,
+            field="cost.model_usd",
+            expected="0 (no model spend)",
+            found=run.cost.model_usd,
+        )
+        return
+    report.expect(
+        "costs recomputed",
+        model_total == run.cost.model_usd,
+        file=rel,
+        record=run.run_id,
+        field="cost.model_usd (sum of calls)",
+        expected=model_total,
+        found=run.cost.model_usd,
+    )
+    measured_ok = run.cost_basis != CostBasis.measured or all(
+        c.usage_basis == UsageBasis.provider_reported for c in run.calls
+    )
+    report.expect(
+        "cost basis labels",
+        measured_ok,
+        file=rel,
+        record=run.run_id,
+        field="cost_basis",
+        expected="estimate (some usage was estimated)",
+        found=run.cost_basis.value,
+    )
+
+
+def check_figures(
+    paths: EditionPaths,
+    recompute: Callable[[Path], EditionResults],
+    report: Report,
+) -> EditionResults | None:
+    """results.json equals what the raw logs and grades give today, field by field."""
+    published_path = paths.root / "results.json"
+    fresh = recompute(paths.root)
+    for workload in fresh.workloads:
+        for cell in workload.cells:
+            if cell.void:
+                report.void_cells.append(
+                    f"{cell.workload} / {cell.model} / {cell.mode.value}: "
+                    + "; ".join(cell.void_reasons)
+                )
+    if not published_path.exists():
+        report.notes.append("no results.json: nothing published to compare figures with")
+        return fresh
+    published = load_model(EditionResults, published_path)
+    diffs: list[tuple[str, Any, Any]] = []
+    _diff(
+        _keyed(published.model_dump(mode="json")), _keyed(fresh.model_dump(mode="json")), "", diffs
+    )
+    report.checked["published figures recomputed"] += _count_leaves(
+        fresh.model_dump(mode="json")
+    ) - len(diffs)
+    for where, found, expected in diffs:
+        report.fail(
+            "published figures recomputed",
+            file="results.json",
+            record=where,
+            field=where.rsplit(".", 1)[-1],
+            expected=expected,
+            found=found,
+        )
+    return fresh
+
+
+def _keyed(value: Any) -> Any:
+    """Lists of cells and workloads keyed by identity, so a diff names a cell, not an index."""
+    if isinstance(value, dict):
+        return {k: _keyed(v) for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        keys = []
+        for v in value:
+            if "model" in v and "mode" in v and "workload" in v:
+                keys.append(f"{v['model']}/{v['mode']}")
+            elif "workload" in v and "cells" in v:
+                keys.append(v["workload"])
+            else:
+                return [_keyed(v) for v in value]
+        if len(set(keys)) == len(keys):
+            return {k: _keyed(v) for k, v in zip(keys, value, strict=True)}
+    if isinstance(value, list):
+        return [_keyed(v) for v in value]
+    return value
+
+
+def _diff(found: Any, expected: Any, where: str, out: list[tuple[str, Any, Any]]) -> None:
+    if isinstance(found, dict) and isinstance(expected, dict):
+        for key in sorted(set(found) | set(expected), key=str):
+            _diff(
+                found.get(key, "<absent>"),
+                expected.get(key, "<absent>"),
+                f"{where}.{key}" if where else str(key),
+                out,
+            )
+    elif isinstance(found, list) and isinstance(expected, list) and len(found) == len(expected):
+        for index, (f, e) in enumerate(zip(found, expected, strict=True)):
+            _diff(f, e, f"{where}[{index}]", out)
+    elif found != expected:
+        out.append((where, found, expected))
+
+
+def _count_leaves(value: Any) -> int:
+    if isinstance(value, dict):
+        return sum(_count_leaves(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_leaves(v) for v in value)
+    return 1

@@ -1,0 +1,131 @@
+"""`ledgerrate verify`: every check, in the order a skeptical reader would ask for them."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from ledgerrate.edition import load_edition, registration_mismatches
+from ledgerrate.errors import UsageProblem
+from ledgerrate.io import FileProblem
+from ledgerrate.layout import EditionPaths
+from ledgerrate.verify.bundle import STATEMENT, SUMS, open_bundle
+from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
+from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
+from ledgerrate.verify.recompute import check_costs, check_figures
+from ledgerrate.verify.report import Report
+
+
+def verify_path(target: Path, *, lookup=None, recompute=None) -> Report:
+    """Verify an edition folder or an evidence bundle; never touches the network."""
+    target = Path(target)
+    if target.is_file():
+        with tempfile.TemporaryDirectory(prefix="ledgerrate-verify-") as tmp:
+            paths, envelope = open_bundle(target, Path(tmp))
+            report = Report()
+            for problem in envelope:
+                report.fail(
+                    "bundle envelope",
+                    file=target.name,
+                    field="name",
+                    expected="sha256 of the content",
+                    found=problem,
+                )
+            _check_bundle_manifest(paths, report)
+            return verify_edition(paths, report, lookup=lookup, recompute=recompute)
+    if not target.is_dir():
+        raise UsageProblem(f"{target}: neither an edition folder nor an evidence bundle")
+    return verify_edition(EditionPaths(target), Report(), lookup=lookup, recompute=recompute)
+
+
+def verify_edition(paths: EditionPaths, report: Report, *, lookup=None, recompute=None) -> Report:
+    if lookup is None:
+        from ledgerrate.workloads import get as lookup
+    if recompute is None:
+        from ledgerrate.metrics.report import edition_results as recompute
+
+    # 1. Every file parses; published files are as published (or corrected by an erratum).
+    check_schemas(paths.root, report)
+    try:
+        edition = load_edition(paths.root)
+    except (FileProblem, UsageProblem) as problem:
+        report.fail(
+            "edition loads",
+            file="edition.yaml",
+            field="edition",
+            expected="a loadable edition",
+            found="; ".join(problem.lines),
+        )
+        return report
+    check_published(paths.root, report)
+
+    # 2. The registration still matches the code and inputs it sealed.
+    if edition.registration is None:
+        report.fail(
+            "registration",
+            file="registration.json",
+            field="registration",
+            expected="a sealed registration",
+            found="missing",
+        )
+        return report
+    problems = registration_mismatches(edition, lookup)
+    report.checked["registration hashes"] += 1 + 5 * len(edition.manifest.workloads)
+    for problem in problems:
+        report.fail(
+            "registration hashes",
+            file="registration.json",
+            field="hash",
+            expected="as registered",
+            found=problem.split(": ", 1)[-1],
+        )
+
+    # 3. Seeds → datasets → prompts → grades.
+    datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
+    runs = check_prompts(paths, edition.registration, datasets, lookup, report)
+    check_grades(paths, edition.manifest, runs, datasets, lookup, report)
+
+    # 4. Money: usage × frozen prices, then every published figure.
+    check_costs(paths, edition.pricing, report)
+    try:
+        check_figures(paths, recompute, report)
+    except (FileProblem, UsageProblem) as problem:
+        report.fail(
+            "published figures recomputed",
+            file="results.json",
+            field="results",
+            expected="recomputable figures",
+            found="; ".join(problem.lines),
+        )
+    return report
+
+
+def _check_bundle_manifest(paths: EditionPaths, report: Report) -> None:
+    sums = paths.root / SUMS
+    if not sums.exists():
+        report.fail("checksums", file=SUMS, field="file", expected="present", found="missing")
+        return
+    check_sums(paths.root, sums.read_text(), report)
+    listed = {line.split("  ", 1)[1] for line in sums.read_text().splitlines() if "  " in line}
+    statement = json.loads((paths.root / STATEMENT).read_text())
+    subjects = {s["name"]: s["digest"]["sha256"] for s in statement.get("subject", [])}
+    report.expect(
+        "checksums",
+        set(subjects) == listed,
+        file=STATEMENT,
+        field="subject",
+        expected=f"{len(listed)} subjects as in {SUMS}",
+        found=f"{len(subjects)} subjects",
+    )
+    unlisted = sorted(
+        p.relative_to(paths.root).as_posix()
+        for p in paths.root.rglob("*")
+        if p.is_file()
+        and p.name not in (SUMS, STATEMENT)
+        and p.relative_to(paths.root).as_posix() not in listed
+    )
+    for name in unlisted:
+        report.fail(
+            "checksums", file=name, field="listed in SHA256SUMS", expected="yes", found="no"
+        )
