@@ -8,11 +8,13 @@ spend. It sees what a model sees (the item and the dataset), never the grader.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from ledgerrate.run.cost import compute_cost
-from ledgerrate.schema import Cost, PricingTable
+from ledgerrate.schema import Cost, CostBasis, PricingTable, RunRecord, RunStatus, UsageBasis
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 
 
@@ -58,3 +60,36 @@ def request_body(workload: Workload, item: Item) -> dict[str, str]:
         "item_id": item.id,
         "note": "deterministic non-LLM solver; no model was called",
     }
+
+
+async def baseline_record(
+    workload: Workload,
+    item: Item,
+    dataset: Dataset,
+    pricing: PricingTable,
+    /,
+    **fields: Any,
+) -> RunRecord:
+    """One baseline attempt as a run record: no calls, no tokens, compute cost only.
+
+    `fields` are the identity and provenance fields the scheduler sets for every record
+    (run id, edition, sitting, …, started_at, outside_window, dataset and prompt hashes).
+    """
+    clock = time.perf_counter()
+    outcome = await run_baseline(workload, item, dataset, pricing)
+    answer = outcome.answer
+    return RunRecord(
+        **fields,
+        finished_at=dt.datetime.now(dt.UTC),
+        latency_s=time.perf_counter() - clock,
+        status=RunStatus.completed if outcome.error is None else RunStatus.model_failure,
+        failure=outcome.error,
+        request=request_body(workload, item),
+        answer=answer.text if answer else None,
+        tool_state=dict(answer.tool_state) if answer and answer.tool_state is not None else None,
+        usage_basis=UsageBasis.none,
+        cost=outcome.cost,
+        cost_basis=CostBasis.compute,
+        # The figure that was priced, so a reader can recompute the cost exactly.
+        cpu_seconds=round(outcome.cpu_seconds, 6),
+    )

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import shutil
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,6 +30,7 @@ from ledgerrate.providers.base import (
     ProviderError,
 )
 from ledgerrate.run.cost import estimate_usage, usage_cost
+from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
     AgentStep,
     CallRecord,
@@ -38,11 +42,21 @@ from ledgerrate.schema import (
     Usage,
     UsageBasis,
 )
-from ledgerrate.workloads.base import Prompt, ToolError, Toolset, ToolSpec
+from ledgerrate.workloads.base import (
+    Dataset,
+    Item,
+    Prompt,
+    ToolError,
+    Toolset,
+    ToolSpec,
+    Workload,
+)
 
 MAX_STEPS = 25  # standard §3: exceeding it is a failure
 
 Complete = Callable[[CompletionRequest], Awaitable[Completion]]
+# An adapter's `request_body`: the exact JSON it sends (never holding the key).
+BodyFn = Callable[[CompletionRequest], dict[str, Any]]
 
 
 @dataclass
@@ -66,9 +80,17 @@ class _Stop(Exception):
     """An attempt ends early with `attempt` filled in."""
 
 
-def request_body(spec: ModelSpec, request: CompletionRequest) -> dict[str, Any]:
-    """The request in family-neutral form, as stored in the record. Holds no credentials:
-    keys travel in headers the adapter adds, never in this body."""
+def request_body(
+    spec: ModelSpec, request: CompletionRequest, body: BodyFn | None = None
+) -> dict[str, Any]:
+    """The first request as stored in the record: the adapter's wire body when it can tell us,
+    else a family-neutral form. Neither holds credentials (keys travel in headers or the URL,
+    and the scheduler redacts the record as a second lock)."""
+    if body is not None:
+        try:
+            return body(request)
+        except (ProviderError, ValueError):
+            pass  # the call itself will fail the same way and say why
     return {
         "model": spec.api_model,
         "provider": spec.provider.value,
@@ -173,10 +195,14 @@ async def _call(
 
 
 async def single_shot(
-    complete: Complete, spec: ModelSpec, prompt: Prompt, pricing: PricingTable
+    complete: Complete,
+    spec: ModelSpec,
+    prompt: Prompt,
+    pricing: PricingTable,
+    body: BodyFn | None = None,
 ) -> Attempt:
     request = CompletionRequest(system=prompt.system, messages=[Message("user", prompt.user)])
-    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, request))
+    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, request, body))
     try:
         completion = await _call(complete, request, 0, pricing, spec.id, attempt)
     except _Stop:
@@ -221,12 +247,13 @@ async def agentic(
     pricing: PricingTable,
     toolset: Toolset,
     max_steps: int = MAX_STEPS,
+    body: BodyFn | None = None,
 ) -> Attempt:
     """The tool loop: at most `max_steps` model calls; still calling tools after that fails."""
     tools = {t.name: t for t in toolset.tools}
     messages = [Message("user", prompt.user)]
     first = CompletionRequest(system=prompt.system, messages=list(messages), tools=toolset.tools)
-    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, first))
+    attempt = Attempt(status=RunStatus.completed, request=request_body(spec, first, body))
     try:
         for step in range(max_steps):
             request = CompletionRequest(
@@ -240,7 +267,12 @@ async def agentic(
             results = [await run_tool(tools, call) for call in completion.tool_calls]
             attempt.steps.append(AgentStep(step=step, text=completion.text, tool_results=results))
             messages.append(
-                Message("assistant", completion.text, tool_calls=list(completion.tool_calls))
+                Message(
+                    "assistant",
+                    completion.text,
+                    tool_calls=list(completion.tool_calls),
+                    raw=completion.raw,
+                )
             )
             messages.extend(
                 Message(
@@ -266,3 +298,29 @@ def _safe_state(toolset: Toolset) -> dict[str, Any] | None:
         return toolset.state()
     except Exception:  # the state of a failed attempt is informational only
         return None
+
+
+async def agentic_in_sandbox(
+    complete: Complete,
+    spec: ModelSpec,
+    prompt: Prompt,
+    pricing: PricingTable,
+    task: tuple[Workload, Item, Dataset],
+    body: BodyFn | None = None,
+) -> Attempt:
+    """The tool loop inside a fresh temporary folder, removed afterwards, whatever happens."""
+    workload, item, dataset = task
+    # A fresh folder per attempt: nothing an earlier attempt wrote can leak into this one.
+    workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
+    try:
+        toolset: Toolset
+        if workload.tools is not None:
+            toolset = workload.tools(item, dataset, workdir)
+        else:
+            toolset = FileToolset(workdir, dict(item.files))
+        try:
+            return await agentic(complete, spec, prompt, pricing, toolset, body=body)
+        finally:
+            toolset.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -1,7 +1,8 @@
-"""A rich progress bar per cell, with the spend so far, so a long run shows what it costs."""
+"""What a run shows: a rich progress bar per cell with the spend so far, and the end summary."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
 
@@ -54,3 +55,46 @@ class CellProgress:
 
     def advance(self, key: str) -> None:
         self._progress.advance(self._tasks[key])
+
+
+@dataclass
+class CellSummary:
+    workload: str
+    model: str
+    mode: str
+    sitting: int
+    items: int
+    finished: int = 0
+    attempts: int = 0
+    infra_excluded: int = 0
+    spend_usd: Decimal = Decimal(0)
+    missing: list[str] = field(default_factory=list)
+    already_complete: bool = False
+
+    def line(self) -> str:
+        head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
+        if self.already_complete:
+            return f"{head}: complete; --new-sitting to re-run"
+        text = f"{head}: {self.finished}/{self.items} finished, ${self.spend_usd:.6f} spent"
+        if self.infra_excluded:
+            text += f", {self.infra_excluded} infra-excluded attempt(s)"
+        if self.missing:
+            text += f"; still missing after retries: {', '.join(sorted(self.missing))}"
+        return text
+
+
+@dataclass
+class RunSummary:
+    edition: str
+    outside_window: bool
+    cells: list[CellSummary]
+
+    @property
+    def missing(self) -> int:
+        return sum(len(c.missing) for c in self.cells)
+
+    def lines(self) -> list[str]:
+        lines = [c.line() for c in self.cells]
+        if self.missing:
+            lines.append(f"{self.missing} item(s) missing: run again to retry them")
+        return lines

@@ -14,11 +14,9 @@ import asyncio
 import datetime as dt
 import os
 import random
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -44,24 +42,20 @@ from ledgerrate.providers.base import (
     ProviderFactory,
     RateLimited,
 )
-from ledgerrate.providers.baseline import request_body as baseline_request
-from ledgerrate.providers.baseline import run_baseline
+from ledgerrate.providers.baseline import baseline_record
 from ledgerrate.run import agent, rawlog
 from ledgerrate.run.limits import Limits, RetryPolicy
-from ledgerrate.run.progress import CellProgress
-from ledgerrate.sandbox.files import FileToolset
+from ledgerrate.run.progress import CellProgress, CellSummary, RunSummary
 from ledgerrate.schema import (
     Cost,
-    CostBasis,
     Mode,
     ModelSpec,
     ProviderFamily,
     RunRecord,
     RunStatus,
     Usage,
-    UsageBasis,
 )
-from ledgerrate.workloads.base import Dataset, Item, Prompt, Toolset, Workload
+from ledgerrate.workloads.base import Dataset, Item, Workload
 
 
 @dataclass
@@ -72,49 +66,6 @@ class RunOptions:
     concurrency: int = 8
     allow_outside_window: bool = False
     new_sitting: bool = False
-
-
-@dataclass
-class CellSummary:
-    workload: str
-    model: str
-    mode: str
-    sitting: int
-    items: int
-    finished: int = 0
-    attempts: int = 0
-    infra_excluded: int = 0
-    spend_usd: Decimal = Decimal(0)
-    missing: list[str] = field(default_factory=list)
-    already_complete: bool = False
-
-    def line(self) -> str:
-        head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
-        if self.already_complete:
-            return f"{head}: complete; --new-sitting to re-run"
-        text = f"{head}: {self.finished}/{self.items} finished, ${self.spend_usd:.6f} spent"
-        if self.infra_excluded:
-            text += f", {self.infra_excluded} infra-excluded attempt(s)"
-        if self.missing:
-            text += f"; still missing after retries: {', '.join(sorted(self.missing))}"
-        return text
-
-
-@dataclass
-class RunSummary:
-    edition: str
-    outside_window: bool
-    cells: list[CellSummary]
-
-    @property
-    def missing(self) -> int:
-        return sum(len(c.missing) for c in self.cells)
-
-    def lines(self) -> list[str]:
-        lines = [c.line() for c in self.cells]
-        if self.missing:
-            lines.append(f"{self.missing} item(s) missing: run again to retry them")
-        return lines
 
 
 @dataclass
@@ -312,6 +263,7 @@ class _Runner:
         self.outside = outside
         self.rng = random.Random()
         self.completes: dict[str, agent.Complete] = {}
+        self.bodies: dict[str, agent.BodyFn | None] = {}
 
     async def run(
         self, cells: list[_Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
@@ -335,6 +287,7 @@ class _Runner:
                 if spec.provider != ProviderFamily.baseline and spec.id not in self.completes:
                     provider = factory(spec, client, self.keys[spec.id])
                     self.completes[spec.id] = self._limited(spec, provider)
+                    self.bodies[spec.id] = getattr(provider, "request_body", None)
             async with asyncio.TaskGroup() as group:
                 for cell in cells:
                     for item_id, attempt in cell.plan.todo.items():
@@ -391,35 +344,32 @@ class _Runner:
         clock = time.perf_counter()
         prompt = cell.workload.prompt(item)
         if cell.spec.provider == ProviderFamily.baseline:
-            outcome = await run_baseline(cell.workload, item, cell.dataset, self.edition.pricing)
-            cpu = round(outcome.cpu_seconds, 6)
-            record = RunRecord(
+            record = await baseline_record(
+                cell.workload,
+                item,
+                cell.dataset,
+                self.edition.pricing,
                 **self._ids(cell, item, number),
                 started_at=started,
-                finished_at=self.clock(),
-                latency_s=time.perf_counter() - clock,
-                status=RunStatus.completed if outcome.error is None else RunStatus.model_failure,
-                failure=outcome.error,
                 outside_window=self.outside,
                 dataset_hash=cell.dataset_hash,
                 prompt_hash=prompt.hash,
-                request=baseline_request(cell.workload, item),
-                answer=outcome.answer.text if outcome.answer else None,
-                tool_state=dict(outcome.answer.tool_state)
-                if outcome.answer and outcome.answer.tool_state is not None
-                else None,
-                usage_basis=UsageBasis.none,
-                cost=outcome.cost,
-                cost_basis=CostBasis.compute,
-                cpu_seconds=cpu,
             )
             return record, None
         complete = self.completes[cell.spec.id]
         pricing = self.edition.pricing
         if cell.mode == Mode.single_shot:
-            result = await agent.single_shot(complete, cell.spec, prompt, pricing)
+            body = self.bodies[cell.spec.id]
+            result = await agent.single_shot(complete, cell.spec, prompt, pricing, body)
         else:
-            result = await self._agentic(cell, item, complete, prompt)
+            result = await agent.agentic_in_sandbox(
+                complete,
+                cell.spec,
+                prompt,
+                pricing,
+                (cell.workload, item, cell.dataset),
+                body=self.bodies[cell.spec.id],
+            )
         usage_basis, cost_basis = rawlog.call_bases(result.calls)
         record = RunRecord(
             **self._ids(cell, item, number),
@@ -442,25 +392,6 @@ class _Runner:
             cost_basis=cost_basis,
         )
         return rawlog.seal(record, self.secrets), result
-
-    async def _agentic(
-        self, cell: _Cell, item: Item, complete: agent.Complete, prompt: Prompt
-    ) -> agent.Attempt:
-        # A fresh sandbox folder per attempt: nothing an earlier attempt wrote can leak in.
-        workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
-        try:
-            toolset: Toolset
-            if cell.workload.tools is not None:
-                toolset = cell.workload.tools(item, cell.dataset, workdir)
-            else:
-                toolset = FileToolset(workdir, dict(item.files))
-            try:
-                pricing = self.edition.pricing
-                return await agent.agentic(complete, cell.spec, prompt, pricing, toolset)
-            finally:
-                toolset.close()
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
 
     def _ids(self, cell: _Cell, item: Item, number: int) -> dict[str, Any]:
         edition = self.edition.manifest.id

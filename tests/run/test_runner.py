@@ -16,8 +16,13 @@ from rich.console import Console
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import TornLineWarning, read_jsonl
-from ledgerrate.providers.base import Completion, CompletionRequest, InfraError, ModelError
-from ledgerrate.providers.base import ProviderError
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    InfraError,
+    ModelError,
+    ProviderError,
+)
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, RunRecord, Usage
@@ -200,7 +205,7 @@ def test_baseline_costs_compute_only(edition_factory, lookup) -> None:
         models=[model("ref", "baseline")],
         workloads=["toy.add.v1", "toy.mul.v1"],
     )
-    summary, log = run(root, lookup, stub.sum_script)
+    _, log = run(root, lookup, stub.sum_script)
     assert log == []  # no model was called
     assert not (root / "runs" / "toy.mul.v1").exists()  # no baseline: skipped
     assert not (root / "runs" / "toy.add.v1" / "ref" / "agentic.jsonl").exists()  # runs once
@@ -255,13 +260,15 @@ def test_missing_price_and_key_refused_before_any_call(
     pricing = root / "pricing.yaml"
     original = pricing.read_text()
     pricing.write_text(original.replace("  m1:", "  other:"))
+    factory = stub.factory(stub.sum_script)
+    quiet = {"console": Console(file=io.StringIO()), "show_progress": False}
     with pytest.raises(UsageProblem, match="no price for model 'm1'"):
-        _, log = run(root, lookup, stub.sum_script)
+        run_edition(root, RunOptions(), lookup=lookup, provider_factory=factory, **quiet)
     pricing.write_text(original)
     monkeypatch.delenv("TOY_API_KEY")
     with pytest.raises(UsageProblem, match="TOY_API_KEY is not set"):
-        run(root, lookup, stub.sum_script)
-    assert not (root / "runs").exists()
+        run_edition(root, RunOptions(), lookup=lookup, provider_factory=factory, **quiet)
+    assert factory.log == [] and not (root / "runs").exists()
 
 
 def test_config_error_stops_the_run(edition_factory, lookup) -> None:
