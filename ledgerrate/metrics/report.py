@@ -7,24 +7,31 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ledgerrate.metrics import meta
 from ledgerrate.metrics.compute import compute_results
 from ledgerrate.metrics.console import print_tables
 from ledgerrate.metrics.intervals import DEFAULT_REPS
 from ledgerrate.metrics.load import load_inputs
-from ledgerrate.metrics.meta import MetaLookup, registry_meta
+from ledgerrate.metrics.meta import MetaLookup
 from ledgerrate.schema import EditionResults
 
 
 def edition_results(
-    edition_dir: Path, lookup: MetaLookup = registry_meta, reps: int = DEFAULT_REPS
+    edition_dir: Path, lookup: MetaLookup | None = None, reps: int = DEFAULT_REPS
 ) -> EditionResults:
-    """Every published figure of the edition in `edition_dir`, from its logs as they stand."""
-    return compute_results(load_inputs(Path(edition_dir)), lookup, reps)
+    """Every published figure of the edition in `edition_dir`, from its logs as they stand.
+
+    `lookup` gives each workload's title, unit, volume and modes; the registry by default.
+    """
+    return compute_results(load_inputs(Path(edition_dir)), lookup or meta.registry_meta, reps)
 
 
-def print_results(edition_dir: Path, as_json: bool, lookup: MetaLookup = registry_meta) -> None:
+def print_results(edition_dir: Path, as_json: bool, lookup: MetaLookup | None = None) -> None:
+    """The `results` command: rich tables, or with `as_json` the `EditionResults` as JSON."""
     results = edition_results(edition_dir, lookup)
     if as_json:
         sys.stdout.write(results.model_dump_json(indent=2) + "\n")
         return
-    print_tables(results, Console(width=220))
+    console = Console()
+    # The table is wide; when piped (no terminal to measure) give it room instead of 80 columns.
+    print_tables(results, console if console.is_terminal else Console(width=220))

@@ -116,8 +116,8 @@ def decide(
         mde = minimum_detectable_difference(m) * 100
         gaps.append(
             f"n = {m} cannot establish a {points} non-inferiority margin (the quality interval "
-            f"spans {_span(quality)}; at n = {m} only differences of about {mde:.0f} points "
-            "are detectable)"
+            f"spans {_span(quality)}; the power plan for n = {m} puts the detectable "
+            f"difference between two arms at about {mde:.0f} points)"
         )
     if not saving_ok:
         gaps.append(

@@ -216,7 +216,9 @@ def write_edition(
     if registered:
         write_json(edition / "registration.json", registration())
     for record in runs:
-        append_jsonl(edition / "runs" / record.workload / record.model / f"{record.mode}.jsonl", record)
+        append_jsonl(
+            edition / "runs" / record.workload / record.model / f"{record.mode}.jsonl", record
+        )
     for record in grades:
         append_jsonl(
             edition / "grades" / record.workload / record.model / f"{record.mode}.jsonl", record

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from typer.testing import CliRunner
+
+from ledgerrate.metrics import meta
+from ledgerrate.metrics.report import edition_results, print_results
+from ledgerrate.schema import EditionResults
+
+
+@pytest.fixture
+def edition(build, tmp_path):
+    runs, grades = [], []
+    for model, mode, passes, usd, extra in [
+        ("cheap", "single-shot", 13, "0.001", {}),
+        ("cheap", "agentic", 14, "0.003", {}),
+        ("big", "single-shot", 15, "0.01", {}),
+        ("big", "agentic", 15, "0.05", {}),
+        ("ref", "single-shot", 15, "0", {"compute": "0.0000002", "basis": "compute"}),
+    ]:
+        r, g = build.graded_cell(passes, model=model, mode=mode, usd=usd, **extra)
+        runs += r
+        grades += g
+    return build.write_edition(tmp_path, runs, grades)
+
+
+def test_edition_results_has_every_derived_figure(edition, lookup) -> None:
+    results = edition_results(edition, lookup, reps=500)
+    [wl] = results.workloads
+    assert [(c.model, str(c.mode)) for c in wl.cells] == [
+        ("cheap", "single-shot"),
+        ("cheap", "agentic"),
+        ("big", "single-shot"),
+        ("big", "agentic"),
+        ("ref", "single-shot"),
+    ]
+    assert wl.cheapest_qualifying.model == "cheap"
+    assert wl.cheapest_qualifying.cpo_usd == (Decimal("0.015") / 13).quantize(Decimal("1e-8"))
+    assert wl.cheapest_qualifying.rate_usd == Decimal("1.15")
+    assert wl.flagship.model == "big" and str(wl.flagship.mode) == "single-shot"
+    assert wl.flagship_note is None
+    # Indices divide the published (quantized) CPOs, so a reader can recompute them from the page.
+    assert wl.frontier_premium == float(wl.flagship.cpo_usd / wl.cheapest_qualifying.cpo_usd)
+    assert wl.frontier_premium == pytest.approx(0.01 / (0.015 / 13), rel=1e-5)
+    assert wl.reference.model == "ref" and wl.reference.cost_basis == "compute"
+    assert wl.agentic_multiplier["cheap"] == pytest.approx((0.045 / 14) / (0.015 / 13), rel=1e-5)
+    assert "ref" not in wl.agentic_multiplier
+    assert wl.routing.challenger == "cheap" and wl.routing.incumbent == "big"
+    assert wl.routing.verdict in {"pass", "inconclusive"}
+    if wl.routing.verdict == "inconclusive":
+        assert wl.routing.remedy
+    assert results.bootstrap_reps == 500 and results.edition == "2026-07"
+
+
+def test_results_are_reproducible(edition, lookup) -> None:
+    assert edition_results(edition, lookup, reps=300) == edition_results(edition, lookup, reps=300)
+
+
+def test_a_void_cell_leaves_every_index(build, tmp_path, lookup) -> None:
+    cheap, cheap_g = build.graded_cell(15, model="cheap", usd="0.001", simulated=True)
+    big, big_g = build.graded_cell(15, model="big", usd="0.01")
+    edition = build.write_edition(tmp_path, [*cheap, *big], [*cheap_g, *big_g])
+    [wl] = edition_results(edition, lookup, reps=200).workloads
+    void = next(c for c in wl.cells if c.model == "cheap" and str(c.mode) == "single-shot")
+    assert void.void and void.void_reasons
+    assert wl.cheapest_qualifying.model == "big"
+    assert wl.routing.verdict == "not_applicable"
+
+
+def test_unregistered_edition_is_void_not_published(build, tmp_path, lookup) -> None:
+    runs, grades = build.graded_cell(15, model="cheap")
+    edition = build.write_edition(tmp_path, runs, grades, registered=False)
+    [wl] = edition_results(edition, lookup, reps=200).workloads
+    assert wl.cheapest_qualifying is None
+    assert all(c.void for c in wl.cells if c.n)
+
+
+def test_results_json_round_trips(edition, lookup, capsys) -> None:
+    print_results(edition, as_json=True, lookup=lookup)
+    out = capsys.readouterr().out
+    parsed = EditionResults.model_validate_json(out)
+    assert parsed == edition_results(edition, lookup)
+    assert json.loads(out)["workloads"][0]["cells"][0]["spend_usd"] == "0.015"
+
+
+def test_the_table_labels_small_samples_and_missing_outcomes(build, tmp_path, lookup, capsys):
+    runs, grades = build.graded_cell(0, model="cheap")
+    edition = build.write_edition(tmp_path, runs, grades)
+    print_results(edition, as_json=False, lookup=lookup)
+    out = capsys.readouterr().out
+    assert "small sample: n = 15" in out
+    assert "no successful outcome" in out
+    assert "routing verdict" in out
+
+
+def test_cli_results_json(edition, lookup, monkeypatch) -> None:
+    from ledgerrate.cli import app
+
+    monkeypatch.setattr(meta, "registry_meta", lookup)
+    outcome = CliRunner().invoke(app, ["results", str(edition), "--json"])
+    assert outcome.exit_code == 0, outcome.output
+    assert EditionResults.model_validate_json(outcome.stdout).workloads[0].cells
+
+
+def test_a_record_filed_under_the_wrong_cell_is_refused(build, tmp_path, lookup) -> None:
+    from ledgerrate.io import FileProblem, append_jsonl
+
+    runs, grades = build.graded_cell(15, model="cheap")
+    edition = build.write_edition(tmp_path, runs, grades)
+    append_jsonl(edition / "runs" / build.WL / "big" / "single-shot.jsonl", runs[0])
+    with pytest.raises(FileProblem, match="not the cell of this file"):
+        edition_results(edition, lookup, reps=100)
