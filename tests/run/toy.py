@@ -119,7 +119,8 @@ def make(
 
 TOY = make()
 TOY_SINGLE = make("toy.mul.v1", modes=("single-shot",), with_baseline=False)
-REGISTRY = {TOY.id: TOY, TOY_SINGLE.id: TOY_SINGLE}
+TOY_SUB = make("toy.sub.v1")
+REGISTRY = {w.id: w for w in (TOY, TOY_SINGLE, TOY_SUB)}
 
 
 def lookup(workload_id: str) -> Workload:
