@@ -11,13 +11,13 @@ from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import stub  # noqa: E402
-import toy  # noqa: E402
+import stub
+import toy
 
-from ledgerrate.providers.base import Completion, CompletionRequest  # noqa: E402
-from ledgerrate.run.limits import RetryPolicy  # noqa: E402
-from ledgerrate.run.scheduler import RunOptions, run_edition  # noqa: E402
-from ledgerrate.schema import ModelSpec  # noqa: E402
+from ledgerrate.providers.base import Completion, CompletionRequest
+from ledgerrate.run.limits import RetryPolicy
+from ledgerrate.run.scheduler import RunOptions, run_edition
+from ledgerrate.schema import ModelSpec
 
 
 class Slow(stub.StubProvider):
