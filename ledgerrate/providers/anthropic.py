@@ -1,0 +1,185 @@
+"""Anthropic Messages API.
+
+`base_url` is the host (`https://api.anthropic.com`), as Anthropic's SDKs take it; requests go
+to `{base_url}/v1/messages` (a base that already ends in `/v1` is accepted too).
+
+Choices made where the API leaves room:
+- Consecutive turns of one role are merged into one message, because the API wants user and
+  assistant to alternate and every tool result of a step in the single user turn that follows.
+- An assistant turn carrying `Message.raw` (the reply it came from) is replayed block for block,
+  so thinking blocks and their signatures go back as the API requires during a tool loop.
+- `output_tokens` already includes extended thinking, which the API does not count apart, so
+  `reasoning_tokens` stays 0 for this family. Cache writes are summed across cache lifetimes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.wire import (
+    ConfigError,
+    ErrorDetail,
+    MalformedToolCall,
+    clip,
+    count,
+    merge_sampling,
+    parse_arguments,
+    parse_or_infra,
+    post_json,
+)
+from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.workloads.base import ToolSpec
+
+FAMILY = "anthropic"
+API_VERSION = "2023-06-01"
+PROTECTED = frozenset({"model", "messages", "tools", "system", "max_tokens", "stream"})
+
+
+class AnthropicMessages:
+    """Adapter for `POST {base_url}/v1/messages`."""
+
+    family = FAMILY
+
+    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
+        self.spec = spec
+        self._client = client
+        self._key = api_key
+
+    def __repr__(self) -> str:
+        return f"AnthropicMessages(model={self.spec.id!r})"
+
+    @property
+    def url(self) -> str:
+        base = (self.spec.base_url or "").rstrip("/")
+        return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
+
+    def request_body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The JSON body sent (it never holds the key), for the run record."""
+        body: dict[str, Any] = {
+            "model": self.spec.api_model,
+            "max_tokens": self.spec.max_output_tokens,
+            "messages": build_messages(request.messages),
+        }
+        if request.system:
+            body["system"] = request.system
+        if request.tools:
+            body["tools"] = [tool_schema(t) for t in request.tools]
+        return merge_sampling(body, self.spec.sampling, PROTECTED)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        status, data = await post_json(
+            self._client,
+            family=FAMILY,
+            url=self.url,
+            headers={"x-api-key": self._key, "anthropic-version": API_VERSION},
+            body=self.request_body(request),
+            timeout_s=self.spec.timeout_s,
+            secret=self._key,
+            describe_error=describe_error,
+        )
+        return parse_or_infra(FAMILY, status, data, parse_response)
+
+
+def tool_schema(tool: ToolSpec) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+
+
+def _blocks(m: Message) -> tuple[str, list[dict[str, Any]]]:
+    if m.role == "user":
+        return "user", [{"type": "text", "text": m.content}] if m.content else []
+    if m.role == "assistant":
+        replay = m.raw.get("content") if isinstance(m.raw, dict) else None
+        if isinstance(replay, list) and replay:
+            return "assistant", list(replay)
+        blocks: list[dict[str, Any]] = []
+        if m.content:
+            blocks.append({"type": "text", "text": m.content})
+        blocks += [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+            for c in m.tool_calls
+        ]
+        return "assistant", blocks
+    if not m.tool_call_id:
+        raise ConfigError("anthropic: a tool result needs the id of the call it answers")
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": m.tool_call_id,
+        "content": m.content,
+    }
+    if m.is_error:
+        result["is_error"] = True
+    return "user", [result]
+
+
+def build_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        role, blocks = _blocks(m)
+        if not blocks:
+            continue  # the API rejects empty text blocks and empty turns
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def usage_from(block: Any) -> Usage | None:
+    """`input_tokens` excludes both cache reads and cache writes; `output_tokens` is billed
+    output, thinking included."""
+    if not isinstance(block, dict) or "input_tokens" not in block or "output_tokens" not in block:
+        return None
+    return Usage(
+        input_tokens=count(block, "input_tokens"),
+        cached_input_tokens=count(block, "cache_read_input_tokens"),
+        cache_write_tokens=count(block, "cache_creation_input_tokens"),
+        output_tokens=count(block, "output_tokens"),
+    )
+
+
+def parse_response(data: dict[str, Any], status: int) -> Completion:
+    usage = usage_from(data.get("usage"))
+    stop = data.get("stop_reason")
+    if stop == "refusal":
+        raise ModelError("anthropic: refusal", status=status, raw=data, usage=usage)
+    blocks = data.get("content") or []
+    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    try:
+        calls = [_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
+    except MalformedToolCall as exc:
+        raise ModelError(f"anthropic: {exc}", status=status, raw=data, usage=usage) from None
+    if not text and not calls:
+        raise ModelError(
+            f"anthropic: empty output (stop_reason {stop!r})", status=status, raw=data, usage=usage
+        )
+    return Completion(
+        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=stop
+    )
+
+
+def _tool_call(block: dict[str, Any]) -> ToolCall:
+    name = block.get("name")
+    if not isinstance(name, str) or not name:
+        raise MalformedToolCall("tool_use block without a name")
+    return ToolCall(
+        id=str(block.get("id") or name),
+        name=name,
+        arguments=parse_arguments(name, block.get("input")),
+    )
+
+
+def describe_error(body: Any) -> ErrorDetail:
+    """`{"type": "error", "error": {"type": "rate_limit_error", "message": ...}}`."""
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return ErrorDetail(message=clip(str(body)))
+    kind = str(err.get("type") or "")
+    details = err.get("details") if isinstance(err.get("details"), dict) else {}
+    return ErrorDetail(
+        message=f"{kind}: {err.get('message', '')}" if kind else str(err.get("message", "")),
+        # A spend cap answers 429 too, but no wait short of next month lifts it.
+        quota_exhausted=details.get("error_code") == "enforced_spend_limit_reached",
+    )

@@ -1,0 +1,250 @@
+"""Gemini `generateContent` (Google AI Gemini API).
+
+`base_url` is the host (`https://generativelanguage.googleapis.com`); requests go to
+`{base_url}/v1beta/models/{api_model}:generateContent` (a base ending in `/v1beta` or `/v1` is
+used as is). The key travels in the `x-goog-api-key` header, never in the URL, so it cannot
+reach an access log or an error message that quotes the URL.
+
+Choices made where the API leaves room:
+- Tool schemas go out as `parametersJsonSchema`, which takes JSON Schema as is, rather than the
+  OpenAPI-subset `parameters`: no lossy translation, so every family sees the same schema.
+- Sampling keys go into `generationConfig` (where Gemini keeps temperature and friends), except
+  the request-level `safetySettings`, `toolConfig`, `cachedContent` and `labels`.
+- Gemini may omit function-call ids; we then make our own (`local-call-…`) and never send them
+  back, matching a tool result to its call by function name as the API does.
+- Tool results go back as `functionResponse.response = {"output": text}` (or `{"error": text}`).
+- Thought parts (`"thought": true`) are not answer text. Replaying `Message.raw` keeps their
+  thought signatures, which the API requires back during function calling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.wire import (
+    ConfigError,
+    ErrorDetail,
+    MalformedToolCall,
+    count,
+    merge_sampling,
+    parse_arguments,
+    parse_duration,
+    parse_or_infra,
+    post_json,
+)
+from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.workloads.base import ToolSpec
+
+FAMILY = "gemini"
+LOCAL_ID_PREFIX = "local-call-"
+REQUEST_LEVEL = frozenset({"safetySettings", "toolConfig", "cachedContent", "labels"})
+PROTECTED = frozenset({"contents", "tools", "systemInstruction", "maxOutputTokens"})
+# Finish reasons that mean the output was withheld or cut by a filter: the model's failure.
+BLOCKED = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "IMAGE_SAFETY",
+        "LANGUAGE",
+        "MALFORMED_FUNCTION_CALL",
+        "UNEXPECTED_TOOL_CALL",
+    }
+)
+
+
+class GeminiGenerate:
+    """Adapter for `POST {base_url}/v1beta/models/{model}:generateContent`."""
+
+    family = FAMILY
+
+    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
+        self.spec = spec
+        self._client = client
+        self._key = api_key
+
+    def __repr__(self) -> str:
+        return f"GeminiGenerate(model={self.spec.id!r})"
+
+    @property
+    def url(self) -> str:
+        base = (self.spec.base_url or "").rstrip("/")
+        if not base.endswith(("/v1beta", "/v1")):
+            base += "/v1beta"
+        model = (self.spec.api_model or "").removeprefix("models/")
+        return f"{base}/models/{quote(model, safe='-._~')}:generateContent"
+
+    def request_body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The JSON body sent (it never holds the key), for the run record."""
+        sampling = dict(self.spec.sampling)
+        request_level = {k: sampling.pop(k) for k in list(sampling) if k in REQUEST_LEVEL}
+        nested = sampling.pop("generationConfig", {})
+        config = merge_sampling(
+            {"maxOutputTokens": self.spec.max_output_tokens}, {**nested, **sampling}, PROTECTED
+        )
+        body: dict[str, Any] = {"contents": build_contents(request.messages)}
+        if request.system:
+            body["systemInstruction"] = {"parts": [{"text": request.system}]}
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [tool_schema(t) for t in request.tools]}]
+        body["generationConfig"] = config
+        return {**body, **request_level}
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        status, data = await post_json(
+            self._client,
+            family=FAMILY,
+            url=self.url,
+            headers={"x-goog-api-key": self._key},
+            body=self.request_body(request),
+            timeout_s=self.spec.timeout_s,
+            secret=self._key,
+            describe_error=describe_error,
+        )
+        return parse_or_infra(FAMILY, status, data, parse_response)
+
+
+def tool_schema(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "parametersJsonSchema": tool.parameters,
+    }
+
+
+def _replayed_parts(raw: Any) -> list[dict[str, Any]] | None:
+    try:
+        parts = raw["candidates"][0]["content"]["parts"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return list(parts) if isinstance(parts, list) and parts else None
+
+
+def _parts(m: Message, names: dict[str, str]) -> tuple[str, list[dict[str, Any]]]:
+    if m.role == "user":
+        return "user", [{"text": m.content}] if m.content else []
+    if m.role == "assistant":
+        replay = _replayed_parts(m.raw)
+        if replay is not None:
+            return "model", replay
+        parts: list[dict[str, Any]] = [{"text": m.content}] if m.content else []
+        for c in m.tool_calls:
+            call: dict[str, Any] = {"name": c.name, "args": c.arguments}
+            if not c.id.startswith(LOCAL_ID_PREFIX):
+                call["id"] = c.id
+            parts.append({"functionCall": call})
+        return "model", parts
+    name = m.tool_name or names.get(m.tool_call_id or "")
+    if not name:
+        raise ConfigError("gemini: a tool result needs the name of the function it answers")
+    response: dict[str, Any] = {
+        "name": name,
+        "response": {"error" if m.is_error else "output": m.content},
+    }
+    if m.tool_call_id and not m.tool_call_id.startswith(LOCAL_ID_PREFIX):
+        response["id"] = m.tool_call_id
+    return "user", [{"functionResponse": response}]
+
+
+def build_contents(messages: list[Message]) -> list[dict[str, Any]]:
+    names = {c.id: c.name for m in messages for c in m.tool_calls}
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        role, parts = _parts(m, names)
+        if not parts:
+            continue
+        # Every function response of a step belongs in the one user turn after the call.
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"].extend(parts)
+        else:
+            out.append({"role": role, "parts": parts})
+    return out
+
+
+def usage_from(block: Any) -> Usage | None:
+    """`promptTokenCount` includes cached content; tool-use prompt tokens are input too;
+    thoughts are counted apart from candidates, and both are billed as output."""
+    if not isinstance(block, dict) or "promptTokenCount" not in block:
+        return None
+    prompt = count(block, "promptTokenCount")
+    cached = count(block, "cachedContentTokenCount")
+    if cached > prompt:
+        raise ValueError(f"usage parts exceed their totals: {block}")
+    thoughts = count(block, "thoughtsTokenCount")
+    return Usage(
+        input_tokens=prompt - cached + count(block, "toolUsePromptTokenCount"),
+        cached_input_tokens=cached,
+        output_tokens=count(block, "candidatesTokenCount") + thoughts,
+        reasoning_tokens=thoughts,
+    )
+
+
+def parse_response(data: dict[str, Any], status: int) -> Completion:
+    usage = usage_from(data.get("usageMetadata"))
+    candidates = data.get("candidates") or []
+    if not candidates:
+        reason = (data.get("promptFeedback") or {}).get("blockReason")
+        why = f"prompt blocked ({reason})" if reason else "no candidates"
+        raise ModelError(f"gemini: {why}", status=status, raw=data, usage=usage)
+    candidate = candidates[0]
+    finish = candidate.get("finishReason")
+    if finish in BLOCKED:
+        raise ModelError(
+            f"gemini: output withheld (finishReason {finish})", status=status, raw=data, usage=usage
+        )
+    parts = (candidate.get("content") or {}).get("parts") or []
+    text = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
+    try:
+        calls = [
+            _tool_call(p["functionCall"], i)
+            for i, p in enumerate(parts)
+            if isinstance(p.get("functionCall"), dict)
+        ]
+    except MalformedToolCall as exc:
+        raise ModelError(f"gemini: {exc}", status=status, raw=data, usage=usage) from None
+    if not text and not calls:
+        raise ModelError(
+            f"gemini: empty output (finishReason {finish!r})", status=status, raw=data, usage=usage
+        )
+    return Completion(
+        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+    )
+
+
+def _tool_call(call: dict[str, Any], index: int) -> ToolCall:
+    name = call.get("name")
+    if not isinstance(name, str) or not name:
+        raise MalformedToolCall("functionCall without a name")
+    args = parse_arguments(name, call.get("args"))
+    call_id = call.get("id")
+    if not call_id:
+        # Deterministic, so a re-parsed raw log yields the same ids.
+        digest = hashlib.sha256(
+            json.dumps([index, name, args], sort_keys=True).encode()
+        ).hexdigest()
+        call_id = f"{LOCAL_ID_PREFIX}{index}-{digest[:8]}"
+    return ToolCall(id=str(call_id), name=name, arguments=args)
+
+
+def describe_error(body: Any) -> ErrorDetail:
+    """`{"error": {"code", "message", "status", "details": [... RetryInfo ...]}}`."""
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return ErrorDetail(message=str(body))
+    retry = None
+    for detail in err.get("details") or []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            retry = parse_duration(detail.get("retryDelay"))
+    kind = str(err.get("status") or "")
+    return ErrorDetail(
+        message=f"{kind}: {err.get('message', '')}" if kind else str(err.get("message", "")),
+        retry_after=retry,
+    )

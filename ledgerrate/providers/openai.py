@@ -1,0 +1,225 @@
+"""OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, OpenRouter, Together, Groq…).
+
+`base_url` includes the API version, as every OpenAI-compatible SDK expects
+(`https://api.openai.com/v1`); requests go to `{base_url}/chat/completions`.
+
+Choices made where the API leaves room:
+- The output cap is sent as `max_tokens`, which every compatible server accepts; a model that
+  wants `max_completion_tokens` (OpenAI reasoning models) names it in its `sampling`, and then
+  `max_tokens` is left out.
+- Tool arguments arrive as a JSON string. Arguments that are not a JSON object are the model's
+  bad output: `ModelError` (a model failure, with the call's usage), never a crash and never a
+  silent `{}`. Only an empty string is read as "no arguments", as some servers send it.
+- A tool result's `is_error` has no field in this family; the model sees the output text only,
+  exactly as the runner recorded it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.wire import (
+    ConfigError,
+    ErrorDetail,
+    MalformedToolCall,
+    clip,
+    count,
+    merge_sampling,
+    parse_arguments,
+    parse_or_infra,
+    post_json,
+)
+from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.workloads.base import ToolSpec
+
+FAMILY = "openai"
+PROTECTED = frozenset({"model", "messages", "tools", "stream"})
+
+
+class OpenAIChat:
+    """Adapter for `POST {base_url}/chat/completions`."""
+
+    family = FAMILY
+
+    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
+        self.spec = spec
+        self._client = client
+        self._key = api_key
+
+    def __repr__(self) -> str:
+        return f"OpenAIChat(model={self.spec.id!r})"
+
+    @property
+    def url(self) -> str:
+        return f"{(self.spec.base_url or '').rstrip('/')}/chat/completions"
+
+    def request_body(self, request: CompletionRequest) -> dict[str, Any]:
+        """The JSON body sent (it never holds the key), for the run record."""
+        body: dict[str, Any] = {
+            "model": self.spec.api_model,
+            "messages": build_messages(request.system, request.messages),
+        }
+        if "max_completion_tokens" not in self.spec.sampling:
+            body["max_tokens"] = self.spec.max_output_tokens
+        if request.tools:
+            body["tools"] = [tool_schema(t) for t in request.tools]
+        return merge_sampling(body, self.spec.sampling, PROTECTED)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        status, data = await post_json(
+            self._client,
+            family=FAMILY,
+            url=self.url,
+            headers={"Authorization": f"Bearer {self._key}"},
+            body=self.request_body(request),
+            timeout_s=self.spec.timeout_s,
+            secret=self._key,
+            describe_error=describe_error,
+        )
+        return parse_or_infra(FAMILY, status, data, parse_response)
+
+
+def tool_schema(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+def build_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if system:
+        out.append({"role": "system", "content": system})
+    for m in messages:
+        if m.role == "user":
+            out.append({"role": "user", "content": m.content})
+        elif m.role == "assistant":
+            turn: dict[str, Any] = {"role": "assistant", "content": m.content}
+            if m.tool_calls:
+                # The API wants null content beside tool calls when the model said nothing.
+                turn["content"] = m.content or None
+                turn["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                        },
+                    }
+                    for c in m.tool_calls
+                ]
+            out.append(turn)
+        else:
+            if not m.tool_call_id:
+                raise ConfigError("openai: a tool result needs the id of the call it answers")
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
+    return out
+
+
+def usage_from(block: Any) -> Usage | None:
+    """`prompt_tokens` includes cache reads (and cache writes where a server reports them);
+    `completion_tokens` includes reasoning."""
+    if not isinstance(block, dict) or "prompt_tokens" not in block:
+        return None
+    if "completion_tokens" not in block:
+        return None
+    prompt = count(block, "prompt_tokens")
+    completion = count(block, "completion_tokens")
+    prompt_details = block.get("prompt_tokens_details") or {}
+    completion_details = block.get("completion_tokens_details") or {}
+    cached = count(prompt_details, "cached_tokens")
+    written = count(block, "cache_write_tokens") or count(prompt_details, "cache_write_tokens")
+    reasoning = count(completion_details, "reasoning_tokens")
+    if cached + written > prompt or reasoning > completion:
+        raise ValueError(f"usage parts exceed their totals: {block}")
+    return Usage(
+        input_tokens=prompt - cached - written,
+        cached_input_tokens=cached,
+        cache_write_tokens=written,
+        output_tokens=completion,
+        reasoning_tokens=reasoning,
+    )
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    # Some compatible servers answer with a list of typed parts.
+    return "".join(
+        p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
+    )
+
+
+def parse_response(data: dict[str, Any], status: int) -> Completion:
+    usage = usage_from(data.get("usage"))
+    choices = data.get("choices")
+    if not choices:
+        raise ModelError("openai: response has no choices", status=status, raw=data, usage=usage)
+    choice = choices[0]
+    message = choice.get("message") or {}
+    finish = choice.get("finish_reason")
+    if finish == "content_filter":
+        raise ModelError(
+            "openai: output stopped by the content filter", status=status, raw=data, usage=usage
+        )
+    refusal = message.get("refusal")
+    if refusal:
+        raise ModelError(
+            f"openai: refusal: {clip(str(refusal))}", status=status, raw=data, usage=usage
+        )
+    text = _text(message.get("content"))
+    try:
+        calls = [
+            ToolCall(
+                id=str(c.get("id") or f"call_{i}"),
+                name=_name(c),
+                arguments=parse_arguments(_name(c), (c.get("function") or {}).get("arguments")),
+            )
+            for i, c in enumerate(message.get("tool_calls") or [])
+        ]
+    except MalformedToolCall as exc:
+        raise ModelError(f"openai: {exc}", status=status, raw=data, usage=usage) from None
+    if not text and not calls:
+        raise ModelError(
+            f"openai: empty output (finish_reason {finish!r})", status=status, raw=data, usage=usage
+        )
+    return Completion(
+        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+    )
+
+
+def _name(call: dict[str, Any]) -> str:
+    name = (call.get("function") or {}).get("name")
+    if not isinstance(name, str) or not name:
+        raise MalformedToolCall("tool call without a function name")
+    return name
+
+
+def describe_error(body: Any) -> ErrorDetail:
+    """`{"error": {"message", "type", "code"}}`; compatible servers vary, so fall back gently."""
+    err = body.get("error") if isinstance(body, dict) else None
+    if isinstance(err, dict):
+        code = str(err.get("code") or "")
+        kind = str(err.get("type") or "")
+        label = " ".join(x for x in (kind, code) if x)
+        message = f"{label}: {err.get('message', '')}" if label else str(err.get("message", ""))
+        return ErrorDetail(
+            message=message,
+            quota_exhausted="insufficient_quota" in (code, kind),
+        )
+    if isinstance(err, str):
+        return ErrorDetail(message=err)
+    if isinstance(body, dict):
+        return ErrorDetail(message=str(body.get("message") or body.get("detail") or body))
+    return ErrorDetail(message=str(body))

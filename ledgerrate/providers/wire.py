@@ -1,0 +1,261 @@
+"""What every adapter does the same way on the wire: one POST, error classification, secrets.
+
+The three families differ in shapes, not in how a failure is judged, so the judgement lives
+here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unparseable bodies →
+`InfraError`; any other non-2xx → `ConfigError` (a wrong key, model name or request is ours to
+fix, so the run stops instead of counting it against the model). Every string that leaves an
+adapter passes through `redact`, and httpx exceptions are never chained (their `request` holds
+the key in a header), so a key cannot leak through a message, `raw`, or a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from ledgerrate.providers.base import InfraError, ProviderError, RateLimited
+
+# Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
+# proxy's 2 MB error page is not worth storing whole.
+MAX_RAW_TEXT = 20_000
+REDACTED = "[REDACTED]"
+
+T = TypeVar("T")
+
+
+class ConfigError(ProviderError):
+    """Our fault, not the model's or the provider's: bad key, model, URL or request (4xx).
+
+    The run must stop and a person fix the edition; retrying or scoring it would be wrong.
+    """
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    """What a family's error body says, in family-neutral terms."""
+
+    message: str
+    retry_after: float | None = None
+    # A 429 that no amount of waiting fixes (billing quota or spend cap reached).
+    quota_exhausted: bool = False
+
+
+def redact(value: Any, secret: str) -> Any:
+    """`value` with every occurrence of `secret` replaced, at any depth (keys included)."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, REDACTED) if secret in value else value
+    if isinstance(value, dict):
+        return {redact(k, secret): redact(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, secret) for v in value]
+    return value
+
+
+def parse_retry_after(headers: Mapping[str, str], now: dt.datetime | None = None) -> float | None:
+    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `retry-after-ms`."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        seconds = _non_negative_float(millis)
+        if seconds is not None:
+            return seconds / 1000
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    seconds = _non_negative_float(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    now = now or dt.datetime.now(dt.UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+def parse_duration(text: Any) -> float | None:
+    """A protobuf Duration as JSON (`"1.5s"`), as Gemini's RetryInfo.retryDelay sends it."""
+    if not isinstance(text, str) or not text.endswith("s"):
+        return None
+    return _non_negative_float(text[:-1])
+
+
+def _non_negative_float(text: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """Error messages quote provider text; keep them one readable line."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+def count(block: Mapping[str, Any], key: str) -> int:
+    """A token count from a usage block: absent or null is 0; anything else must be a count."""
+    value = block.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"usage field {key!r} is not a token count: {value!r}")
+    return value
+
+
+class MalformedToolCall(ValueError):
+    """The model emitted a tool call whose arguments are not a JSON object."""
+
+
+def parse_arguments(name: str, arguments: Any) -> dict[str, Any]:
+    """Tool arguments as an object; `MalformedToolCall` when they are not one.
+
+    OpenAI-compatible servers send a JSON string; some send `""` for a tool without arguments.
+    """
+    if isinstance(arguments, dict):
+        return arguments
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        return {}
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise MalformedToolCall(
+                f"tool call {name!r} has arguments that are not JSON ({exc.msg})"
+            ) from None
+        if isinstance(parsed, dict):
+            return parsed
+    raise MalformedToolCall(f"tool call {name!r} has arguments that are not a JSON object")
+
+
+def merge_sampling(
+    body: dict[str, Any], sampling: Mapping[str, Any], protected: frozenset[str]
+) -> dict[str, Any]:
+    """`body` with the model's sampling settings on top; they may not replace the request.
+
+    Sampling is edition configuration, so a key that would overwrite the model, messages or
+    tools is a configuration error caught before any call is made.
+    """
+    clash = sorted(set(sampling) & protected)
+    if clash:
+        raise ConfigError(f"sampling may not set {', '.join(clash)}: they are built per request")
+    return {**body, **sampling}
+
+
+def parse_or_infra(
+    family: str, status: int, data: dict[str, Any], parse: Callable[[dict[str, Any], int], T]
+) -> T:
+    """Run a family parser; a body of unexpected shape is the provider's fault, not the model's."""
+    try:
+        return parse(data, status)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        failure = InfraError(
+            f"{family}: HTTP {status} body has an unexpected shape "
+            f"({type(exc).__name__}: {clip(str(exc), 200)})",
+            status=status,
+            raw=data,
+        )
+    raise failure
+
+
+def classify(
+    family: str,
+    status: int,
+    detail: ErrorDetail,
+    headers: Mapping[str, str],
+    raw: Any,
+) -> ProviderError:
+    """The error class for a non-2xx reply."""
+    message = f"{family} HTTP {status}: {clip(detail.message) or 'no message'}"
+    if status == 429 and not detail.quota_exhausted:
+        wait = parse_retry_after(headers)
+        return RateLimited(
+            message,
+            retry_after=wait if wait is not None else detail.retry_after,
+            status=status,
+            raw=raw,
+        )
+    if status >= 500 or status in (408, 409, 425):
+        wait = parse_retry_after(headers)
+        return InfraError(
+            message,
+            retry_after=wait if wait is not None else detail.retry_after,
+            status=status,
+            raw=raw,
+        )
+    return ConfigError(message, status=status, raw=raw)
+
+
+def _describe(describe_error: Callable[[Any], ErrorDetail], parsed: Any, text: str) -> ErrorDetail:
+    if parsed is None:
+        return ErrorDetail(clip(text, 120))
+    try:
+        return describe_error(parsed)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        # An error body in a shape the family does not document: quote it rather than fail.
+        return ErrorDetail(clip(text, 200))
+
+
+async def post_json(
+    client: httpx.AsyncClient,
+    *,
+    family: str,
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    timeout_s: float,
+    secret: str,
+    describe_error: Callable[[Any], ErrorDetail],
+) -> tuple[int, dict[str, Any]]:
+    """POST `body`; return (status, redacted JSON object) on 2xx, else raise a classified error.
+
+    Errors are raised outside the `except` blocks on purpose, so no httpx exception (whose
+    request carries the key) is attached as `__context__`.
+    """
+    failure: ProviderError | None = None
+    response: httpx.Response | None = None
+    try:
+        async with asyncio.timeout(timeout_s):
+            response = await client.post(url, json=body, headers=headers, timeout=timeout_s)
+    except (TimeoutError, httpx.TimeoutException):
+        failure = InfraError(f"{family}: no complete response within {timeout_s:g} s")
+    except httpx.UnsupportedProtocol as exc:
+        failure = ConfigError(f"{family}: base_url is not http(s): {redact(str(exc), secret)}")
+    except httpx.TransportError as exc:
+        failure = InfraError(
+            f"{family}: connection failed ({type(exc).__name__}: {clip(redact(str(exc), secret))})"
+        )
+    if failure is not None:
+        raise failure
+    assert response is not None
+
+    status = response.status_code
+    text = redact(response.text, secret)
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = None
+        raw: Any = text if len(text) <= MAX_RAW_TEXT else text[:MAX_RAW_TEXT] + "…[truncated]"
+    else:
+        raw = parsed
+
+    if not 200 <= status < 300:
+        detail = _describe(describe_error, parsed, text)
+        raise classify(family, status, detail, response.headers, raw)
+    if not isinstance(parsed, dict):
+        raise InfraError(
+            f"{family}: HTTP {status} body is not a JSON object", status=status, raw=raw
+        )
+    return status, parsed

@@ -1,0 +1,107 @@
+"""Shared helpers for the provider tests: recorded fixtures, model specs, one-call runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from ledgerrate.providers import make_provider
+from ledgerrate.providers.base import Completion, CompletionRequest, Message, Provider
+from ledgerrate.schema import ModelSpec
+from ledgerrate.testing import scripted_client
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "http"
+T = TypeVar("T")
+BASES = {
+    "openai": "https://api.example.test/v1",
+    "anthropic": "https://api.example.test",
+    "gemini": "https://api.example.test",
+}
+
+
+def fixture_text(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def fixture_json(name: str) -> Any:
+    return json.loads(fixture_text(name))
+
+
+def spec(family: str, **overrides: Any) -> ModelSpec:
+    fields: dict[str, Any] = {
+        "id": f"test-{family}",
+        "name": f"Test {family}",
+        "provider": family,
+        "family": family,
+        "api_model": f"{family}-test-model",
+        "base_url": BASES[family],
+        "api_key_env": "TEST_KEY",
+        "sampling": {"temperature": 0},
+        "max_output_tokens": 512,
+        "timeout_s": 5.0,
+    }
+    fields.update(overrides)
+    return ModelSpec(**fields)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def simple_request(**kw: Any) -> CompletionRequest:
+    return CompletionRequest(
+        system=kw.pop("system", "You are an accounts-payable clerk."),
+        messages=kw.pop("messages", [Message(role="user", content="Extract the total.")]),
+        **kw,
+    )
+
+
+def call_with(
+    family: str,
+    *responses: httpx.Response | Callable[[httpx.Request], httpx.Response],
+    request: CompletionRequest | None = None,
+    key: str = "test-key-123",
+    **spec_overrides: Any,
+) -> tuple[Completion | BaseException, list[httpx.Request]]:
+    """One `complete` over a mock transport: the completion (or the error raised) and the
+    requests sent."""
+    client, seen = scripted_client(*responses)
+
+    async def go() -> Completion | BaseException:
+        async with client:
+            provider: Provider = make_provider(spec(family, **spec_overrides), client, key)
+            try:
+                return await provider.complete(request or simple_request())
+            except Exception as exc:
+                return exc
+
+    return run(go()), seen
+
+
+def reply(status: int, fixture: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    content = fixture_text(fixture).encode()
+    return httpx.Response(
+        status, content=content, headers={"content-type": "application/json", **(headers or {})}
+    )
+
+
+@pytest.fixture
+def kit() -> SimpleNamespace:
+    """The helpers above, as a fixture: test modules cannot import each other under
+    `--import-mode=importlib`."""
+    return SimpleNamespace(
+        fixture_text=fixture_text,
+        fixture_json=fixture_json,
+        spec=spec,
+        run=run,
+        simple_request=simple_request,
+        call_with=call_with,
+        reply=reply,
+    )
