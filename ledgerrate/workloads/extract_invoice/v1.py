@@ -101,7 +101,8 @@ Rules:
   total rows are not line items.
 - tax is the total tax amount; total is the final amount including tax.
 
-The document is a PDF. Its text layer follows, page by page.
+The document is a PDF. Its text layer follows, page by page; each page begins with a line
+"=== Page N of M ===".
 
 {pages}"""
 PROMPT_TEMPLATE = f"[system]\n{SYSTEM}\n\n[user]\n{USER_TEMPLATE}"
