@@ -130,8 +130,9 @@ def _own_flags(data: CellData) -> list[str]:
         flags.append(f"{ungraded} completed runs have no grade record yet")
     if data.superseded:
         flags.append(
-            f"{data.superseded} counted-type attempts were superseded by a later attempt; the "
-            "protocol allows re-runs only after infrastructure exclusions"
+            f"{data.superseded} attempts that were not infrastructure exclusions were "
+            "superseded by a later attempt; only the last counts, but the protocol allows "
+            "re-runs only after infrastructure exclusions"
         )
     outside = int(data.items["outside_window"].astype(bool).sum())
     if outside:

@@ -145,3 +145,18 @@ def test_reproductions_never_enter_a_cell(build) -> None:
     again = build.run("item-15", sitting=3, kind="reproduction", usd="9")
     cell = result(build, [*runs, again], grades)
     assert cell.sitting == 1 and cell.other_sittings == 0 and cell.spend_usd == Decimal("0.15")
+
+
+def test_a_second_counted_type_attempt_is_flagged_and_only_the_last_counts(build) -> None:
+    runs, grades = build.graded_cell(15)
+    again = build.run("item-01", attempt=2, status="model_failure", usd="0.02")
+    cell = result(build, [*runs, again], grades)
+    assert cell.passes == 14 and cell.model_failures == 1
+    assert cell.spend_usd == Decimal("0.16")
+    assert any("superseded" in f for f in cell.flags)
+
+
+def test_outside_flags_pass_through(build) -> None:
+    runs, grades = build.graded_cell(15)
+    cell = result(build, runs, grades, flags=["judge–human disagreement 20%: full manual regrade"])
+    assert cell.flags == ["judge–human disagreement 20%: full manual regrade"]

@@ -113,3 +113,23 @@ def test_a_record_filed_under_the_wrong_cell_is_refused(build, tmp_path, lookup)
     append_jsonl(edition / "runs" / build.WL / "big" / "single-shot.jsonl", runs[0])
     with pytest.raises(FileProblem, match="not the cell of this file"):
         edition_results(edition, lookup, reps=100)
+
+
+def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) -> None:
+    import sys
+    import types
+
+    fake = types.ModuleType("ledgerrate.grade.spotcheck")
+    fake.flags_for = lambda root: {  # type: ignore[attr-defined]
+        f"{build.WL}/cheap/single-shot": "judge–human disagreement > 10%: full manual regrade",
+        (build.WL, "big", "agentic"): ["sampled below 20%"],
+    }
+    monkeypatch.setitem(sys.modules, "ledgerrate.grade.spotcheck", fake)
+    runs, grades = build.graded_cell(15, model="cheap")
+    edition = build.write_edition(tmp_path, runs, grades)
+    [wl] = edition_results(edition, lookup, reps=100).workloads
+    flags = {(c.model, str(c.mode)): c.flags for c in wl.cells}
+    assert flags[("cheap", "single-shot")] == [
+        "judge–human disagreement > 10%: full manual regrade"
+    ]
+    assert flags[("big", "agentic")] == ["sampled below 20%"]
