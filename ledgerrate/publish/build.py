@@ -1,0 +1,80 @@
+"""`ledgerrate build`: every edition into a static site, or nothing at all.
+
+Like mkdocs' own `commands/build.py`, one straight-line function with a comment per stage.
+Everything is rendered into a staging folder inside `out`; `out/docs` and `out/site` are
+replaced only after `mkdocs build --strict` succeeded, so a failed build never half-publishes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.publish.render import CONFIG, render_into
+
+SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG) -> None:
+    """`mkdocs build --strict` on an already rendered docs folder; warnings become errors."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    collect = _Collect()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(collect)
+    previous = os.environ.get(SKIP_RENDER_ENV)
+    # The hook renders on plain `mkdocs build`; here the pages are already rendered.
+    os.environ[SKIP_RENDER_ENV] = "1"
+    try:
+        cfg = load_config(
+            config_file=str(config), docs_dir=str(docs), site_dir=str(site), strict=True
+        )
+        build(cfg)
+    except (MkDocsException, SystemExit) as exc:
+        lines = [f"mkdocs: {line}" for line in collect.lines] or [f"mkdocs: {exc}"]
+        raise UsageProblem("the site did not build; nothing was published", *lines) from None
+    finally:
+        logger.removeHandler(collect)
+        if previous is None:
+            os.environ.pop(SKIP_RENDER_ENV, None)
+        else:
+            os.environ[SKIP_RENDER_ENV] = previous
+
+
+def _swap(new: Path, live: Path, graveyard: Path) -> None:
+    # Each rename is atomic; the old tree is moved aside before the new one takes its name.
+    if live.exists():
+        live.rename(graveyard)
+    new.rename(live)
+
+
+def build_site(editions: Path, out: Path) -> Path:
+    """Render every edition in `editions` and build the HTML site into `out/site`."""
+    out.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+    try:
+        # 1. load editions, compute results and trendlines, render pages and downloads
+        render_into(editions, staging / "docs")
+        # 2. mkdocs build --strict from the rendered pages
+        run_mkdocs(staging / "docs", staging / "site")
+        # 3. publish: swap the new docs and site into place
+        _swap(staging / "docs", out / "docs", staging / "old-docs")
+        _swap(staging / "site", out / "site", staging / "old-site")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "site"

@@ -1,0 +1,69 @@
+"""How figures read on a page. Formatting only: never rounds a figure into a different claim."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from markupsafe import Markup
+
+from ledgerrate.publish.safe import md_text
+from ledgerrate.schema import CellResult, Interval
+
+NO_SUCCESS = "no successful outcome"
+
+
+def usd(value: Decimal | float | None, *, cents: bool = False) -> str:
+    """Dollars. Rates are to the cent; CPOs keep four significant digits because a CPO of a
+    fraction of a cent is common and rounding it to $0.00 would read as free."""
+    if value is None:
+        return "—"
+    amount = Decimal(str(value))
+    if cents or abs(amount) >= 100:
+        return f"${amount:,.2f}"
+    if amount == 0:
+        return "$0"
+    digits = max(2, 4 - amount.adjusted() - 1)
+    return f"${amount:.{digits}f}"
+
+
+def rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def interval(ci: Interval | None, *, money: bool = False) -> str:
+    if ci is None or ci.lo is None or ci.hi is None:
+        return "[undefined]"
+    if money:
+        return f"[{usd(ci.lo)}, {usd(ci.hi)}]"
+    return f"[{float(ci.lo):.2f}, {float(ci.hi):.2f}]"
+
+
+def pass_rate(cell: CellResult) -> str:
+    if cell.pass_rate is None:
+        return "not graded yet"
+    return f"{cell.passes}/{cell.n} = {rate(cell.pass_rate)} {interval(cell.pass_rate_ci)}"
+
+
+def cpo(cell: CellResult) -> str:
+    if cell.cpo_usd is None:
+        return NO_SUCCESS
+    return f"{usd(cell.cpo_usd)} {interval(cell.cpo_ci, money=True)}"
+
+
+def sample_label(n: int) -> str:
+    """Every n here is small; the label says so instead of letting a rate look like a census."""
+    return f"small sample: n = {n}"
+
+
+def seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f} s"
+
+
+def tokens(cell: CellResult) -> str:
+    t = cell.tokens
+    cached = f" (+{t.cached_input:,} cached)" if t.cached_input else ""
+    return f"{t.input:,}{cached} in / {t.output:,} out"
+
+
+def text(value: object) -> Markup:
+    return md_text(value)

@@ -1,0 +1,49 @@
+"""Markdown links between our pages. Targets are `index.md` files, so `mkdocs --strict`
+checks every one of them; ids are validated as URL segments before they reach a link."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ledgerrate.publish.safe import md_text, segment
+
+
+def _link(text: object, target: str) -> Markup:
+    return Markup(f"[{md_text(text)}]({target})")
+
+
+def edition(edition_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or edition_id, f"{root}editions/{segment(edition_id)}/index.md")
+
+
+def workload(workload_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or workload_id, f"{root}workloads/{segment(workload_id)}/index.md")
+
+
+def model(model_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or model_id, f"{root}models/{segment(model_id)}/index.md")
+
+
+def data(edition_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or f"data of {edition_id}", f"{root}data/{segment(edition_id)}/index.md")
+
+
+def erratum(erratum_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or f"erratum {erratum_id}", f"{root}errata/{segment(erratum_id)}/index.md")
+
+
+def methodology(version: str, root: str, available: set[str]) -> Markup:
+    """Methodology pages are hand-written; link only to a version that is in the build."""
+    if version in available:
+        return _link(f"methodology v{version}", f"{root}methodology/{segment(version)}/index.md")
+    return md_text(f"methodology v{version} (its pages are not part of this build)")
+
+
+def file(path: str, root_rel: str, text: object | None = None) -> Markup:
+    """A download. Paths come from edition folder names, so unsafe ones are shown, not linked."""
+    parts = path.split("/")
+    try:
+        safe = "/".join(segment(p) for p in parts)
+    except ValueError:
+        return md_text(text or path)
+    return _link(text or path, f"{root_rel}{safe}")

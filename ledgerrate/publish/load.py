@@ -1,0 +1,118 @@
+"""The I/O edge of publishing: read every edition folder and compute its results.
+
+Figures come from `ledgerrate.metrics` (never recomputed here) so the site and `verify` agree.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.io import load_model, read_jsonl
+from ledgerrate.layout import EditionPaths
+from ledgerrate.schema import (
+    DatasetCard,
+    EditionManifest,
+    EditionResults,
+    ErrataFile,
+    PricingTable,
+    Registration,
+    RunRecord,
+    RunStatus,
+    SeedFile,
+)
+
+EXAMPLES_PER_CELL = 2
+
+
+@dataclass
+class Edition:
+    """Everything the site shows about one edition, read once."""
+
+    paths: EditionPaths
+    manifest: EditionManifest
+    pricing: PricingTable | None
+    registration: Registration | None
+    errata: ErrataFile | None
+    seeds: SeedFile | None
+    cards: dict[str, DatasetCard]
+    results: EditionResults
+    # (workload, model, mode) → a few counted runs of the published sitting, for examples.
+    examples: dict[tuple[str, str, str], list[RunRecord]] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.manifest.id
+
+
+def edition_results(edition_dir: Path) -> EditionResults:
+    """Figures from the metrics stage (imported late: publishing must not pin its internals)."""
+    report: Any = importlib.import_module("ledgerrate.metrics.report")
+    return report.edition_results(edition_dir)
+
+
+def _optional(model: type[Any], path: Path) -> Any:
+    return load_model(model, path) if path.exists() else None
+
+
+def _examples(paths: EditionPaths, results: EditionResults) -> dict[tuple[str, str, str], list]:
+    found: dict[tuple[str, str, str], list[RunRecord]] = {}
+    for workload in results.workloads:
+        for cell in workload.cells:
+            records = [
+                r
+                for r in read_jsonl(paths.runs(cell.workload, cell.model, cell.mode), RunRecord)
+                if r.sitting == cell.sitting
+                and r.kind == "registered"
+                and r.status != RunStatus.infra_excluded
+            ]
+            records.sort(key=lambda r: (r.item_id, r.attempt))
+            found[(cell.workload, cell.model, str(cell.mode))] = records[:EXAMPLES_PER_CELL]
+    return found
+
+
+def load_edition(
+    edition_dir: Path, results_fn: Callable[[Path], EditionResults] | None = None
+) -> Edition:
+    paths = EditionPaths(edition_dir)
+    manifest = load_model(EditionManifest, paths.manifest)
+    if manifest.id != paths.id:
+        raise UsageProblem(
+            f"{paths.manifest}: id {manifest.id!r} differs from its folder name {paths.id!r}; "
+            "the folder name is the edition's permanent URL"
+        )
+    results = (results_fn or edition_results)(edition_dir)
+    cards = {}
+    for entry in manifest.workloads:
+        card_path = paths.card(entry.id)
+        if card_path.exists():
+            cards[entry.id] = load_model(DatasetCard, card_path)
+    return Edition(
+        paths=paths,
+        manifest=manifest,
+        pricing=_optional(PricingTable, paths.pricing),
+        registration=_optional(Registration, paths.registration),
+        errata=_optional(ErrataFile, paths.errata),
+        seeds=_optional(SeedFile, paths.seeds),
+        cards=cards,
+        results=results,
+        examples=_examples(paths, results),
+    )
+
+
+def load_editions(
+    editions_dir: Path, results_fn: Callable[[Path], EditionResults] | None = None
+) -> list[Edition]:
+    """Every edition folder (one holding an edition.yaml), oldest first."""
+    if not editions_dir.is_dir():
+        return []
+    found = [
+        load_edition(child, results_fn)
+        for child in sorted(editions_dir.iterdir())
+        if (child / "edition.yaml").is_file()
+    ]
+    return sorted(found, key=lambda e: (e.manifest.date, e.id))

@@ -1,0 +1,24 @@
+"""mkdocs hook: plain `mkdocs build` / `mkdocs serve` at the repository root render the
+editions first, so they give the same site as `ledgerrate build`.
+
+Declared under `hooks:` in mkdocs.yml. `ledgerrate build` renders on its own and sets
+LEDGERRATE_SKIP_RENDER so the pages are not rendered twice.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
+
+
+def on_config(config: Any) -> Any:
+    if os.environ.get(SKIP_RENDER_ENV) == "1":
+        return config
+    from ledgerrate.publish.render import render_docs
+
+    root = Path(config.config_file_path).resolve().parent
+    render_docs(root / "editions", Path(config.docs_dir))
+    return config

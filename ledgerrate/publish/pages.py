@@ -1,0 +1,266 @@
+"""Render the site's markdown pages from jinja2 templates (plain markdown + inline HTML).
+
+Templates receive schema objects and a few helpers; every `{{ … }}` is escaped by
+`safe.finalize`, so text from edition files can only ever appear as text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from ledgerrate.io import atomic_write_text
+from ledgerrate.publish import errata as errata_mod
+from ledgerrate.publish import fmt, links
+from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.load import Edition
+from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
+from ledgerrate.publish.site import Site, footer, workload_base
+from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
+
+ANSWER_LIMIT = 4000
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
+
+
+def make_env(templates: Path) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(templates),
+        autoescape=False,  # markdown, not HTML: `finalize` does the escaping
+        finalize=finalize,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(fmt=fmt, links=links, md=md_text, pre=pre_block, ext=external_link)
+    env.filters["pre"] = pre_block
+    # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
+    env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
+    env.filters["json_pre"] = lambda v: pre_block(json.dumps(v, indent=2, sort_keys=True))
+    return env
+
+
+def _write(docs: Path, rel: str, text: str) -> None:
+    atomic_write_text(docs / rel, text.rstrip("\n") + "\n")
+
+
+def _module(name: str) -> Any:
+    # Charts and the PDF are the lead engineer's modules; imported late so tests can stand in.
+    return importlib.import_module(f"ledgerrate.publish.{name}")
+
+
+def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
+    """Charts are files shown with `<img>` (alt text from the SVG's own title): an SVG inline in
+    markdown would be parsed as markdown, and an `<img>` never runs script in the SVG."""
+    atomic_write_text(docs / rel_dir / name, svg)
+    found = _TITLE.search(svg)
+    alt = found.group(1).strip() if found else name
+    alt_attr = md_text(re.sub(r"<[^>]*>", "", alt))
+    return Markup(f'<img class="lr-chart" src="{name}" alt="{alt_attr}">')
+
+
+def _workload_meta(workload_id: str) -> Any | None:
+    """The workload version from the registry (prompt, rubric, schema), if this toolchain has it."""
+    try:
+        from ledgerrate.workloads import get
+
+        return get(workload_id)
+    except (KeyError, ImportError):
+        return None
+
+
+def _edition_notes(edition: Edition, *, workload: str | None = None, model: str | None = None):
+    entries = edition.errata.entries if edition.errata else []
+    return [e for e in entries if errata_mod.touches(e, workload=workload, model=model)]
+
+
+def _cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Markup]:
+    """Figures of a cell as shown, each with its correction history."""
+    fixes = errata_mod.corrections(edition)
+    mode = str(cell.mode)
+
+    def fig(field: str, shown: str) -> Markup:
+        key_exact = (cell.workload, cell.model, mode, field)
+        key_any_mode = (cell.workload, cell.model, None, field)
+        key = key_exact if key_exact in fixes else key_any_mode
+        return errata_mod.figure(shown, key, fixes, root)
+
+    return {
+        "pass_rate": fig("pass_rate", fmt.pass_rate(cell)),
+        "cpo": fig("cpo_usd", fmt.cpo(cell)),
+        "spend": fig("spend_usd", fmt.usd(cell.spend_usd)),
+        "per_attempt": fig("cost_per_attempt_usd", fmt.usd(cell.cost_per_attempt_usd)),
+        "grading": fig("grading_cost_usd", fmt.usd(cell.grading_cost_usd)),
+        "infra": fig(
+            "infra_excluded_usd",
+            f"{cell.infra_excluded_attempts} ({fmt.usd(cell.infra_excluded_usd)})",
+        ),
+    }
+
+
+def render_home(env: Environment, site: Site, docs: Path) -> None:
+    latest = site.latest
+    ctx: dict[str, Any] = {"root": "", "site": site, "edition": latest}
+    if latest is not None:
+        ctx.update(
+            footer=footer(latest),
+            results=latest.results,
+            notes=_edition_notes(latest),
+            methodology=site.methodology_versions,
+        )
+    _write(docs, "index.md", env.get_template("home.md.j2").render(ctx))
+
+
+def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -> None:
+    root = "../../"
+    judge_overlap: list[str] = []
+    judge_spec = None
+    if edition.manifest.judge is not None:
+        judge_spec = edition.manifest.model(edition.manifest.judge.model)
+        judge_overlap = [m.name for m in edition.manifest.models if m.family == judge_spec.family]
+    void_cells = [c for w in edition.results.workloads for c in w.cells if c.void]
+    flagged = [c for w in edition.results.workloads for c in w.cells if c.flags]
+    ctx = {
+        "root": root,
+        "edition": edition,
+        "m": edition.manifest,
+        "footer": footer(edition),
+        "judge": judge_spec,
+        "judge_overlap": judge_overlap,
+        "void_cells": void_cells,
+        "flagged": flagged,
+        "sittings": [c for w in edition.results.workloads for c in w.cells if c.other_sittings],
+        "notes": _edition_notes(edition),
+        "methodology": site.methodology_versions,
+    }
+    rel = f"editions/{segment(edition.id)}/index.md"
+    _write(docs, rel, env.get_template("edition.md.j2").render(ctx))
+
+
+def _trend_section(site: Site, workload_id: str, docs: Path, rel_dir: str) -> dict[str, Any]:
+    base = workload_base(workload_id)
+    trend: Any = importlib.import_module("ledgerrate.metrics.trend")
+    all_results: list[EditionResults] = [e.results for e in site.editions]
+    points: list[TrendPoint] = [
+        p for p in trend.trend_points(all_results) if workload_base(p.workload) == base
+    ]
+    chart = None
+    if points and site.latest is not None:
+        # The chart breaks the line at each version bump itself (charts.trendline_svg).
+        svg = _module("charts").trendline_svg(points, base, footer(site.latest))
+        chart = _svg_img(docs, rel_dir, "trend.svg", svg)
+    points.sort(key=lambda p: (p.workload, p.model, str(p.mode), p.date))
+    return {"points": points, "chart": chart, "versions": site.versions_of(base), "base": base}
+
+
+def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) -> None:
+    root = "../../"
+    rel_dir = f"workloads/{segment(workload_id)}"
+    runs: list[dict[str, Any]] = []
+    for edition, result in site.workloads[workload_id]:
+        names = {m.id: m.name for m in edition.manifest.models}
+        chart_svg = _module("charts").cost_vs_pass_svg(result, footer(edition), names)
+        chart = _svg_img(docs, rel_dir, f"cost-vs-pass-{segment(edition.id)}.svg", chart_svg)
+        runs.append(
+            {
+                "edition": edition,
+                "result": result,
+                "chart": chart,
+                "rows": [
+                    {
+                        "cell": c,
+                        "fig": _cell_figures(edition, c, root),
+                        "name": names.get(c.model, c.model),
+                        "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
+                    }
+                    for c in result.cells
+                ],
+                "names": names,
+                "notes": _edition_notes(edition, workload=workload_id),
+                "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
+            }
+        )
+    latest_result: WorkloadResult = site.workloads[workload_id][-1][1]
+    ctx = {
+        "root": root,
+        "workload_id": workload_id,
+        "title": latest_result.title,
+        "unit": latest_result.unit,
+        "meta": _workload_meta(workload_id),
+        "runs": list(reversed(runs)),
+        "trend": _trend_section(site, workload_id, docs, rel_dir),
+        "answer_limit": ANSWER_LIMIT,
+    }
+    _write(docs, f"{rel_dir}/index.md", env.get_template("workload.md.j2").render(ctx))
+
+
+def render_model(env: Environment, site: Site, model_id: str, docs: Path) -> None:
+    root = "../../"
+    rows = site.models[model_id]
+    ctx = {
+        "root": root,
+        "model_id": model_id,
+        "rows": [
+            {
+                "row": r,
+                "notes": _edition_notes(r.edition, model=model_id),
+                "cells": [(c, _cell_figures(r.edition, c, root)) for c in r.cells],
+            }
+            for r in reversed(rows)
+        ],
+        "name": rows[-1].spec.name,
+    }
+    rel = f"models/{segment(model_id)}/index.md"
+    _write(docs, rel, env.get_template("model.md.j2").render(ctx))
+
+
+def render_data(env: Environment, edition: Edition, section: DataSection, docs: Path) -> None:
+    ctx = {
+        "root": "../../",
+        "edition": edition,
+        "section": section,
+        "footer": footer(edition),
+        "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
+    }
+    rel = f"data/{segment(edition.id)}/index.md"
+    _write(docs, rel, env.get_template("data.md.j2").render(ctx))
+
+
+def render_errata(env: Environment, site: Site, docs: Path) -> None:
+    for note in site.errata:
+        ctx = {"root": "../../", "note": note, "e": note.erratum}
+        rel = f"errata/{segment(note.erratum.id)}/index.md"
+        _write(docs, rel, env.get_template("erratum.md.j2").render(ctx))
+    _write(
+        docs,
+        "errata/index.md",
+        env.get_template("errata_index.md.j2").render({"root": "../", "site": site}),
+    )
+
+
+def render_indexes(env: Environment, site: Site, docs: Path) -> None:
+    """Section landing pages, so each nav section has a page listing its permanent URLs."""
+    for name in ("editions", "workloads", "models", "data"):
+        text = env.get_template(f"{name}_index.md.j2").render({"root": "../", "site": site})
+        _write(docs, f"{name}/index.md", text)
+
+
+def render_pages(
+    env: Environment, site: Site, sections: dict[str, DataSection], docs: Path
+) -> None:
+    render_home(env, site, docs)
+    render_indexes(env, site, docs)
+    for edition in site.editions:
+        render_edition(env, site, edition, docs)
+        render_data(env, edition, sections[edition.id], docs)
+    for workload_id in site.workloads:
+        render_workload(env, site, workload_id, docs)
+    for model_id in site.models:
+        render_model(env, site, model_id, docs)
+    render_errata(env, site, docs)

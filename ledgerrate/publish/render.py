@@ -1,0 +1,109 @@
+"""The render stage: editions → markdown pages and downloads in a docs folder.
+
+Shared by `ledgerrate build` and the mkdocs hook, so both publish the same site.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import filecmp
+import importlib
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.io import atomic_write_bytes
+from ledgerrate.publish.downloads import DataSection, write_downloads
+from ledgerrate.publish.errata import atom_feed
+from ledgerrate.publish.load import load_editions
+from ledgerrate.publish.pages import make_env, render_pages
+from ledgerrate.publish.safe import segment
+from ledgerrate.publish.site import build_site_model
+from ledgerrate.schema import EditionResults
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATES = REPO / "templates"
+SITE_SRC = REPO / "site_src"
+CONFIG = REPO / "mkdocs.yml"
+
+
+def _copy_site_src(site_src: Path, docs: Path) -> set[str]:
+    """Hand-written pages go in first; returns the methodology versions that have pages."""
+    if site_src.is_dir():
+        shutil.copytree(site_src, docs, dirs_exist_ok=True)
+    methodology = site_src / "methodology"
+    if not methodology.is_dir():
+        return set()
+    return {d.name for d in methodology.iterdir() if (d / "index.md").is_file()}
+
+
+def _reserved_clash(site_src: Path) -> list[str]:
+    """Generated pages own these paths; a hand-written page there would be silently lost."""
+    reserved = ["index.md", "errata.xml", "editions", "workloads", "models", "data", "errata"]
+    return [name for name in reserved if (site_src / name).exists()]
+
+
+def render_into(
+    editions_dir: Path,
+    docs: Path,
+    *,
+    site_src: Path = SITE_SRC,
+    templates: Path = TEMPLATES,
+    results_fn: Callable[[Path], EditionResults] | None = None,
+) -> None:
+    """Write the complete docs tree into `docs` (an empty folder)."""
+    clash = _reserved_clash(site_src)
+    if clash:
+        raise UsageProblem(f"{site_src}: {', '.join(clash)} are generated; move those pages")
+    # 1. hand-written pages (methodology, about, stylesheets)
+    methodology = _copy_site_src(site_src, docs)
+    # 2. every edition with its results, oldest first
+    editions = load_editions(editions_dir, results_fn)
+    site = build_site_model(editions, methodology)
+    # 3. downloads per edition, the rate-card PDF first so the checksums cover it
+    pdf: Any = importlib.import_module("ledgerrate.publish.pdf") if editions else None
+    sections: dict[str, DataSection] = {}
+    for edition in editions:
+        dest = docs / "data" / segment(edition.id)
+        dest.mkdir(parents=True, exist_ok=True)
+        pdf.render_ratecard_pdf(edition.results, edition.manifest, dest / "ratecard.pdf")
+        sections[edition.id] = write_downloads(edition, dest)
+    # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
+    stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
+    newest = max(stamps, default=dt.date(2026, 1, 1))
+    updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
+    brand = site.latest.manifest.brand if site.latest else "LedgerRate"
+    atomic_write_bytes(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    # 5. the pages themselves
+    render_pages(make_env(templates), site, sections, docs)
+
+
+def sync_tree(source: Path, target: Path) -> None:
+    """Make `target` equal `source`, touching only files that differ, so `mkdocs serve`'s
+    watcher sees no change when a re-render produced the same bytes (no rebuild loop)."""
+    target.mkdir(parents=True, exist_ok=True)
+    wanted = {p.relative_to(source) for p in source.rglob("*") if p.is_file()}
+    for rel in sorted(wanted):
+        src, dst = source / rel, target / rel
+        if not dst.is_file() or not filecmp.cmp(src, dst, shallow=False):
+            atomic_write_bytes(dst, src.read_bytes())
+    for path in sorted(target.rglob("*"), reverse=True):
+        rel = path.relative_to(target)
+        if path.is_file() and rel not in wanted:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
+def render_docs(editions_dir: Path, docs: Path, **kwargs: Any) -> None:
+    """Render into a scratch folder, then bring `docs` up to date with it."""
+    docs.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".render-", dir=docs.parent))
+    try:
+        render_into(editions_dir, scratch, **kwargs)
+        sync_tree(scratch, docs)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
