@@ -158,6 +158,9 @@ class Workload:
     # Extra source objects whose code decides grades or data (helpers the grader calls).
     grader_sources: tuple[Any, ...] = ()
     generator_sources: tuple[Any, ...] = ()
+    # Code that renders the prompt beyond the template (e.g. how pages are joined): hashed too,
+    # because a rendering change changes what models see just as a template edit does.
+    prompt_sources: tuple[Any, ...] = ()
     changelog: str = "First version."
 
     @property
@@ -185,6 +188,7 @@ class Workload:
                 "rubric": self.rubric_hash,
                 "grader": self.grader_hash,
                 "generator": self.generator_hash,
+                "prompt_code": source_hash(self.prompt, *self.prompt_sources),
                 "output_schema": dict(self.output_schema),
             }
         )
