@@ -129,7 +129,8 @@ CREATE TABLE ap_payments (
   payment_date TEXT NOT NULL,
   amount_cents INTEGER NOT NULL,
   method TEXT NOT NULL CHECK (method IN ('ACH', 'CHECK')),
-  reference TEXT NOT NULL             -- 'PMT-nnnn'; checks also show 'CHK nnnn' at the bank
+  check_number INTEGER,               -- NULL for ACH; the bank shows checks by this number
+  reference TEXT NOT NULL             -- 'PMT-nnnn', also the journal entry reference
 );
 CREATE TABLE ar_invoices (
   invoice_id INTEGER PRIMARY KEY,
@@ -313,10 +314,12 @@ def build(rng: random.Random) -> dict[str, Any]:
             payment_id = len(payments) + 1
             reference = f"PMT-{payment_id:04d}"
             memo = f"Payment {reference} to {vendor[1]}"
+            number = None
             if method == "CHECK":
                 check_no += 1
+                number = check_no
                 memo += f" (check {check_no})"
-            payments.append([payment_id, bill_id, _iso(pay_day), amount, method, reference])
+            payments.append([payment_id, bill_id, _iso(pay_day), amount, method, number, reference])
             ledger.post(
                 pay_day, "AP", reference, memo, [(AP, None, amount, 0), (CASH, None, 0, amount)]
             )
@@ -391,7 +394,8 @@ def build(rng: random.Random) -> dict[str, Any]:
         pay_day += dt.timedelta(days=14)
         run += 1
 
-    for contract in prepaid_contracts(rng):
+    contracts = prepaid_contracts(rng)
+    for contract in contracts:
         start = dt.date.fromisoformat(contract["start"])
         ref = contract["contract"]
         ledger.post(
@@ -432,7 +436,8 @@ def build(rng: random.Random) -> dict[str, Any]:
         "ar_invoices": invoices,
         "ar_receipts": receipts,
     }
-    return {"ddl": DDL, "tables": tables}
+    # The prepaid subledger is not a table: the month-end task hands it over as a document.
+    return {"ddl": DDL, "tables": tables, "prepaid_contracts": contracts}
 
 
 @cache
