@@ -1,0 +1,50 @@
+"""The mkdocs hook renders the editions on plain `mkdocs build`, and stands aside for ours."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish.render import REPO
+
+from .factory import write_edition
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location(
+        "lr_hook", REPO / "ledgerrate/publish/mkdocs_hook.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mkdocs_yml_declares_the_hook() -> None:
+    import yaml
+
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8"))
+    assert config["hooks"] == ["ledgerrate/publish/mkdocs_hook.py"]
+    assert (REPO / config["hooks"][0]).is_file()
+    assert config["docs_dir"] == "build/docs" and config["site_dir"] == "build/site"
+    assert "pymdownx.snippets" not in str(config.get("markdown_extensions"))
+
+
+@pytest.mark.slow
+def test_hook_renders_then_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fixtures = {"2026-07": write_edition(tmp_path / "editions", "2026-07", "2026-07-01")}
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    docs = tmp_path / "build" / "docs"
+    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(docs))
+    hook = _hook()
+    monkeypatch.delenv(hook.SKIP_RENDER_ENV, raising=False)
+    assert hook.on_config(config) is config
+    home = docs / "index.md"
+    assert "Rate card" in home.read_text("utf-8")
+    home.unlink()
+    monkeypatch.setenv(hook.SKIP_RENDER_ENV, "1")
+    hook.on_config(config)
+    assert not home.exists()
