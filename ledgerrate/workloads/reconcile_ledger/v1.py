@@ -12,6 +12,7 @@ import datetime as dt
 import io
 import json
 import random
+import sys
 from collections import Counter
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -291,6 +292,10 @@ def baseline(item: Item, dataset: Dataset) -> Answer:
     return Answer(text=json.dumps({"discrepancies": found}))
 
 
+# The module itself is hashed with the grader and the generator: their thresholds and batch
+# shape are module constants, which a function's source alone would not cover.
+_MODULE = sys.modules[__name__]
+
 WORKLOAD = Workload(
     id=WORKLOAD_ID,
     primitive="reconcile",
@@ -312,6 +317,6 @@ WORKLOAD = Workload(
     tools=tools,
     baseline=baseline,
     pass_rule="Every planted discrepancy found with its type, and at most one false positive.",
-    grader_sources=(score, _entry_id, bank.normalise_ref, answers),
-    generator_sources=(_item, bank, common),
+    grader_sources=(score, _entry_id, bank.normalise_ref, answers, _MODULE),
+    generator_sources=(_item, bank, common, _MODULE),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 from collections import Counter
 from pathlib import Path
 from string import Template
@@ -244,6 +245,10 @@ def baseline(item: Item, dataset: Dataset) -> Answer:
     return Answer(text=json.dumps({"labels": labels}))
 
 
+# The module itself is hashed with the grader and the generator: their thresholds and batch
+# shape are module constants, which a function's source alone would not cover.
+_MODULE = sys.modules[__name__]
+
 WORKLOAD = Workload(
     id=WORKLOAD_ID,
     primitive="classify",
@@ -265,6 +270,7 @@ WORKLOAD = Workload(
     tools=tools,
     baseline=baseline,
     pass_rule="Every email labelled once and at least 19 of the 20 labels correct.",
-    grader_sources=(normalise_label, read_labels, answers),
-    generator_sources=(_batch, emails, common),
+    grader_sources=(normalise_label, read_labels, answers, _MODULE),
+    generator_sources=(_batch, emails, common, _MODULE),
+    prompt_sources=(emails.render,),
 )
