@@ -1,0 +1,176 @@
+"""The judged part of a grade (standard §5): one blinded judge call per run.
+
+The judge is fixed per edition (`edition.yaml: judge`). It is called through the ordinary
+provider adapters and priced with the same frozen table as the models, but its spend is
+recorded in the judge block and never enters CPO. Each judged workload module provides
+`judge_material(item, answer_text)` (what the judge reads after the rubric) and
+`judge_outcome(item, verdict)` (the workload's pass rule applied to the judge's JSON).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ledgerrate.providers.base import CompletionRequest, Message, Provider, ProviderError
+from ledgerrate.run.cost import estimate_usage, usage_cost
+from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
+from ledgerrate.workloads.answers import AnswerFormatError, extract_json
+from ledgerrate.workloads.base import Item, Workload
+
+JUDGE_SYSTEM_PREFIX = (
+    "You are an impartial grader. You will see one submission, identified only by an opaque "
+    "id. Apply the rubric below exactly and answer with the JSON it asks for.\n\n"
+)
+
+
+class JudgeUnavailable(Exception):
+    """No judge can be called (none configured, or its API key is not in the environment)."""
+
+
+class JudgeFailed(Exception):
+    """The judge call failed or its reply could not be read; the run stays pending_judge."""
+
+    def __init__(self, message: str, block: JudgeBlock | None = None) -> None:
+        super().__init__(message)
+        self.block = block  # spend already incurred is still recorded
+
+
+@dataclass(frozen=True)
+class JudgeHooks:
+    material: Callable[[Item, str], str]
+    outcome: Callable[[Item, dict[str, Any]], tuple[bool, dict[str, float], float]]
+
+
+def hooks_for(workload: Workload) -> JudgeHooks:
+    """The judged-part functions exported by the workload's module."""
+    module: ModuleType = importlib.import_module(workload.grade.__module__)
+    material = getattr(module, "judge_material", None)
+    outcome = getattr(module, "judge_outcome", None)
+    if material is None or outcome is None:
+        raise JudgeUnavailable(
+            f"{workload.id} is judged but its module defines no judge_material/judge_outcome"
+        )
+    return JudgeHooks(material=material, outcome=outcome)
+
+
+def judge_spec(manifest: EditionManifest, *, second: bool = False) -> ModelSpec | None:
+    if manifest.judge is None:
+        return None
+    name = manifest.judge.second_model if second else manifest.judge.model
+    return manifest.model(name) if name else None
+
+
+def api_key(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str:
+    if spec.provider == ProviderFamily.baseline:
+        raise JudgeUnavailable(f"judge {spec.id!r} is a reference baseline, which cannot judge")
+    source = os.environ if env is None else env
+    key = source.get(spec.api_key_env or "", "")
+    if not key:
+        raise JudgeUnavailable(
+            f"judge {spec.id!r}: environment variable {spec.api_key_env} is not set"
+        )
+    return key
+
+
+def judge_family_overlap(manifest: EditionManifest) -> list[str]:
+    """Models under evaluation from the judge's vendor family: disclosed on the pages."""
+    spec = judge_spec(manifest)
+    if spec is None:
+        return []
+    return [m.id for m in manifest.models if m.family.casefold() == spec.family.casefold()]
+
+
+def sensitivity_sample(anon_ids: list[str], share: float, seed: int) -> set[str]:
+    """The seeded share (rounded up) of judged runs that a second judge also grades."""
+    if not anon_ids:
+        return set()
+    # round() first so 0.2 × 15 is 3, not 3.0000000000000004 rounded up to 4.
+    k = min(len(anon_ids), max(1, math.ceil(round(share * len(anon_ids), 9))))
+    return set(random.Random(seed).sample(sorted(anon_ids), k))
+
+
+def build_request(rubric: str, anon: str, material: str) -> CompletionRequest:
+    user = f"Submission {anon}\n\n{material}"
+    return CompletionRequest(
+        system=JUDGE_SYSTEM_PREFIX + rubric, messages=[Message(role="user", content=user)]
+    )
+
+
+async def judge_one(
+    provider: Provider,
+    pricing: PricingTable,
+    *,
+    workload: Workload,
+    hooks: JudgeHooks,
+    item: Item,
+    anon: str,
+    answer_text: str,
+) -> JudgeBlock:
+    """One judge call: the rubric, the task material and the anonymised answer."""
+    assert workload.rubric is not None and workload.rubric_hash is not None
+    request = build_request(workload.rubric, anon, hooks.material(item, answer_text))
+    spec = provider.spec
+    try:
+        completion = await provider.complete(request)
+    except ProviderError as exc:
+        block = None
+        if exc.usage is not None:
+            block = JudgeBlock(
+                judge_model=spec.id,
+                rubric_hash=workload.rubric_hash,
+                anon_id=anon,
+                usage=exc.usage,
+                cost=usage_cost(exc.usage, pricing, spec.id),
+                rationale=f"judge call failed: {type(exc).__name__}",
+            )
+        raise JudgeFailed(f"judge call failed: {type(exc).__name__}: {exc}", block) from None
+    usage = completion.usage
+    note = ""
+    if usage is None:
+        # Never shown as free: estimate from characters and say so in the block.
+        prompt_chars = len(request.system) + sum(len(m.content) for m in request.messages)
+        usage = estimate_usage(prompt_chars, len(completion.text))
+        note = "[judge usage estimated from characters] "
+    cost = usage_cost(usage, pricing, spec.id)
+    base = {
+        "judge_model": spec.id,
+        "rubric_hash": workload.rubric_hash,
+        "anon_id": anon,
+        "usage": usage,
+        "cost": cost,
+    }
+    try:
+        verdict = extract_json(completion.text, dict)
+        passed, scores, score = hooks.outcome(item, verdict)
+    except (AnswerFormatError, ValueError) as exc:
+        block = JudgeBlock(**base, rationale=f"{note}unusable judge reply: {exc}")
+        raise JudgeFailed(f"unusable judge reply: {exc}", block) from None
+    rationale = verdict.get("rationale")
+    return JudgeBlock(
+        **base,
+        score=score,
+        scores=scores,
+        passed=passed,
+        rationale=note + (rationale if isinstance(rationale, str) else ""),
+    )
+
+
+def agreement(blocks: list[JudgeBlock]) -> float | None:
+    """Share of second opinions that agree with the first judge on pass/fail."""
+    pairs = [
+        (b.passed, b.second_opinion.passed)
+        for b in blocks
+        if b.second_opinion is not None
+        and b.passed is not None
+        and b.second_opinion.passed is not None
+    ]
+    if not pairs:
+        return None
+    return sum(1 for a, b in pairs if a == b) / len(pairs)

@@ -1,0 +1,302 @@
+"""Human spot-checks of judged runs (standard §5.3).
+
+`sample_edition` draws, per cell, at least 20% (rounded up) of the judged runs with a seeded
+random sample and records the seed and the chosen run ids in `spotchecks/<workload>.sample.json`.
+Graders receive `spotchecks/<workload>.csv`: opaque ids, the task as the judge saw it, the
+anonymised answer and the rubric, with empty grade columns; nothing in it names a model, a
+provider, a mode or the judge's verdict.
+
+`import_grades` reads the completed CSV back, appends a grade revision with a spot-check block
+for each graded run (the outcome stays the judge's: a human grade checks the judge, and a cell
+that disagrees is regraded in full by hand), and computes judge–human disagreement per cell.
+More than 10% disagreement flags the cell "full manual regrade required"; flags and a
+methodology note are kept in `spotchecks/<workload>.flags.json`, read by `flags_for`.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import math
+import random
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.edition import WorkloadLookup, load_edition
+from ledgerrate.errors import UsageProblem
+from ledgerrate.generate.seeds import dataset_for
+from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
+from ledgerrate.grade.judge import hooks_for
+from ledgerrate.grade.stage import latest_grades
+from ledgerrate.io import append_jsonl, atomic_write_text, read_json, read_jsonl, write_json
+from ledgerrate.schema import GradeRecord, RunRecord, SpotcheckBlock
+from ledgerrate.workloads.base import Answer
+
+SHARE = 0.2  # standard §5.3: at least 20% of judged runs
+DISAGREEMENT_LIMIT = 0.10  # standard §5.3: more than 10% triggers a full manual regrade
+FLAG_REGRADE = "full manual regrade required"
+COLUMNS = ("anon_id", "workload", "task", "answer", "rubric", "grader", "human_pass", "notes")
+ANSWER_PLACEHOLDER = "(the answer to grade is in the `answer` column)"
+
+Cell = tuple[str, str, str]  # workload, model, mode
+
+
+def sample_size(population: int, share: float = SHARE) -> int:
+    return min(population, math.ceil(round(population * share, 9)))
+
+
+def draw_sample(
+    cells: Mapping[str, list[str]], seed: int, share: float = SHARE
+) -> dict[str, list[str]]:
+    """Pure: per cell key, the sorted sample of run ids drawn from the sorted population."""
+    rng = random.Random(seed)
+    chosen: dict[str, list[str]] = {}
+    for key in sorted(cells):
+        population = sorted(cells[key])
+        chosen[key] = sorted(rng.sample(population, sample_size(len(population), share)))
+    return chosen
+
+
+def _cell_key(model: str, mode: str) -> str:
+    return f"{model}/{mode}"
+
+
+def _judged(edition_dir: Path, workload: str, model: str, mode: str) -> list[GradeRecord]:
+    """Latest grades of registered runs that the judge has graded."""
+    paths = load_edition(edition_dir).paths
+    latest = latest_grades(paths.grades(workload, model, mode))
+    return [g for g in latest.values() if g.judge is not None and g.judge.passed is not None]
+
+
+def _filled(path: Path) -> bool:
+    if not path.exists():
+        return False
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return any((row.get("human_pass") or "").strip() for row in rows)
+
+
+def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -> list[Path]:
+    """Draw (or redraw from the recorded seed) each judged workload's sample; write the CSVs."""
+    if lookup is None:
+        from ledgerrate import workloads
+
+        lookup = workloads.get
+    edition = load_edition(Path(edition_dir))
+    paths, manifest = edition.paths, edition.manifest
+    secret = edition_secret(paths)
+    terms = identity_terms(manifest)
+    written: list[Path] = []
+    for entry in manifest.workloads:
+        workload = lookup(entry.id)
+        if not workload.judged or workload.rubric is None:
+            continue
+        cells: dict[str, list[str]] = {}
+        records: dict[str, GradeRecord] = {}
+        for spec in manifest.models:
+            for mode in workload.modes:
+                judged = _judged(paths.root, entry.id, spec.id, mode)
+                if judged:
+                    cells[_cell_key(spec.id, mode)] = [g.run_id for g in judged]
+                    records.update({g.run_id: g for g in judged})
+        if not cells:
+            continue
+        sample_path = paths.spotcheck_sample(entry.id)
+        # One seed per workload for the life of the edition: redrawing reproduces the sample.
+        seed = int(read_json(sample_path)["seed"]) if sample_path.exists() else secrets.randbits(63)
+        chosen = draw_sample(cells, seed)
+        write_json(
+            sample_path,
+            {
+                "workload": entry.id,
+                "seed": seed,
+                "share": SHARE,
+                "drawn_at": dt.datetime.now(dt.UTC).isoformat(),
+                "cells": {
+                    key: {"population": len(cells[key]), "runs": runs}
+                    for key, runs in chosen.items()
+                },
+            },
+        )
+        written.append(sample_path)
+        form = paths.spotcheck(entry.id)
+        if _filled(form):
+            continue  # never overwrite graders' work
+        dataset = dataset_for(paths.root, entry.id, lookup=lookup)
+        hooks = hooks_for(workload)
+        answers = {}
+        for spec in manifest.models:
+            for mode in workload.modes:
+                for run in read_jsonl(paths.runs(entry.id, spec.id, mode), RunRecord):
+                    answers[run.run_id] = run
+        rows = []
+        for run_id in sorted({r for runs in chosen.values() for r in runs}):
+            run = answers[run_id]
+            item = dataset.item(run.item_id)
+            grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
+            text = strip_tells(grade.judge_input or run.answer or "", terms)
+            rows.append(
+                {
+                    "anon_id": anon_id(secret, run_id),
+                    "workload": entry.id,
+                    "task": hooks.material(item, ANSWER_PLACEHOLDER),
+                    "answer": text,
+                    "rubric": workload.rubric,
+                    "grader": "",
+                    "human_pass": "",
+                    "notes": "",
+                }
+            )
+        rows.sort(key=lambda row: row["anon_id"])  # an order that says nothing about the cell
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+        atomic_write_text(form, buffer.getvalue())
+        written.append(form)
+    return written
+
+
+def _verdict(text: str) -> bool | None:
+    value = text.strip().casefold()
+    if value in {"yes", "y", "pass", "true", "1"}:
+        return True
+    if value in {"no", "n", "fail", "false", "0"}:
+        return False
+    return None
+
+
+def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
+    """Read graders' CSV into spot-check blocks; flag cells whose disagreement exceeds 10%."""
+    edition = load_edition(Path(edition_dir))
+    paths = edition.paths
+    secret = edition_secret(paths)
+    try:
+        rows = list(csv.DictReader(io.StringIO(Path(csv_path).read_text(encoding="utf-8"))))
+    except FileNotFoundError:
+        raise UsageProblem(f"{csv_path}: file not found") from None
+    lines: list[str] = []
+    by_workload: dict[str, list[dict[str, str]]] = {}
+    for number, row in enumerate(rows, start=2):
+        if not (row.get("human_pass") or "").strip():
+            continue
+        if _verdict(row["human_pass"]) is None:
+            raise UsageProblem(
+                f"{csv_path}: line {number}: human_pass {row['human_pass']!r}; write yes or no"
+            )
+        by_workload.setdefault(row.get("workload", ""), []).append(row)
+    imported_at = dt.datetime.now(dt.UTC)
+    for workload, graded in sorted(by_workload.items()):
+        sample_path = paths.spotcheck_sample(workload)
+        if not sample_path.exists():
+            raise UsageProblem(f"{sample_path}: no spot-check sample for {workload}")
+        sample = read_json(sample_path)
+        where: dict[str, tuple[str, str]] = {}
+        for key, cell in sample["cells"].items():
+            model, mode = key.split("/", 1)
+            for run_id in cell["runs"]:
+                where[anon_id(secret, run_id)] = (model, mode)
+        run_of = {anon_id(secret, r): r for cell in sample["cells"].values() for r in cell["runs"]}
+        for row in graded:
+            anon = row["anon_id"].strip()
+            if anon not in run_of:
+                raise UsageProblem(f"{csv_path}: id {anon!r} is not in the {workload} sample")
+            model, mode = where[anon]
+            log = paths.grades(workload, model, mode)
+            latest = latest_grades(log)[run_of[anon]]
+            human = bool(_verdict(row["human_pass"]))
+            block = SpotcheckBlock(
+                grader=(row.get("grader") or "").strip() or "anonymous",
+                passed=human,
+                notes=(row.get("notes") or "").strip(),
+                imported_at=imported_at,
+            )
+            append_jsonl(
+                log,
+                latest.model_copy(
+                    update={
+                        "revision": latest.revision + 1,
+                        "graded_at": imported_at,
+                        "spotcheck": block,
+                    }
+                ),
+            )
+        lines += _write_flags(paths.root, workload, sample, _tallies(paths.root, workload, sample))
+    return lines
+
+
+def _tallies(root: Path, workload: str, sample: dict[str, Any]) -> dict[str, list[int]]:
+    """Per cell [checked, disagreements], from the latest grade of every sampled run.
+
+    Recomputed from the logs rather than accumulated, so importing a CSV twice counts once."""
+    paths = load_edition(root).paths
+    tallies: dict[str, list[int]] = {}
+    for key, cell in sample["cells"].items():
+        model, mode = key.split("/", 1)
+        latest = latest_grades(paths.grades(workload, model, mode))
+        for run_id in cell["runs"]:
+            record = latest.get(run_id)
+            if record is None or record.spotcheck is None or record.judge is None:
+                continue
+            if record.judge.passed is None:
+                continue
+            tally = tallies.setdefault(key, [0, 0])
+            tally[0] += 1
+            tally[1] += int(record.judge.passed != record.spotcheck.passed)
+    return tallies
+
+
+def _write_flags(
+    root: Path, workload: str, sample: dict[str, Any], tallies: dict[str, list[int]]
+) -> list[str]:
+    path = root / "spotchecks" / f"{workload}.flags.json"
+    state: dict[str, Any] = read_json(path) if path.exists() else {"cells": {}, "notes": []}
+    lines = []
+    for key, (checked, disagree) in sorted(tallies.items()):
+        rate = disagree / checked
+        required = sample_size(sample["cells"][key]["population"]) if key in sample["cells"] else 0
+        flags = [FLAG_REGRADE] if rate > DISAGREEMENT_LIMIT else []
+        state["cells"][key] = {
+            "checked": checked,
+            "disagreements": disagree,
+            "rate": rate,
+            "sample_size": required,
+            "flags": flags,
+        }
+        lines.append(
+            f"{workload} {key}: {disagree}/{checked} judge–human disagreements ({rate:.0%})"
+            + (f" — {FLAG_REGRADE}" if flags else "")
+            + (f"; {required - checked} sampled runs still ungraded" if checked < required else "")
+        )
+        if flags:
+            note = (
+                f"{workload}, {key}: the judge and the human spot-check disagreed on "
+                f"{disagree} of {checked} runs ({rate:.0%}), above the 10% limit, so every run "
+                "of this cell is to be regraded by hand."
+            )
+            if note not in state["notes"]:
+                state["notes"].append(note)
+    write_json(path, state)
+    return lines
+
+
+def flags_for(edition_dir: Path) -> dict[Cell, list[str]]:
+    """Flags per cell (e.g. "full manual regrade required") from every workload's flags file."""
+    found: dict[Cell, list[str]] = {}
+    for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
+        workload = path.name[: -len(".flags.json")]
+        for key, cell in read_json(path)["cells"].items():
+            if cell.get("flags"):
+                model, mode = key.split("/", 1)
+                found[(workload, model, mode)] = list(cell["flags"])
+    return found
+
+
+def methodology_notes(edition_dir: Path) -> list[str]:
+    """Notes the site shows with the edition's methodology (one per flagged cell)."""
+    notes: list[str] = []
+    for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
+        notes += read_json(path).get("notes", [])
+    return notes

@@ -1,0 +1,374 @@
+"""`ledgerrate grade`: grade every counted run of every sitting, then the blinded judge.
+
+Rules this stage keeps:
+- Every completed run and every model failure gets a grade record, so metrics see every
+  counted run graded. A model failure is a fail without grading: its record has one check,
+  `run_completed` = false, naming why. Infra-excluded attempts are not counted and not graded.
+- Deterministic checks run first; a deterministic fail is final and the judge is not called.
+- A judged run is `pending_judge` until the judge has graded it, never `pass`. Without a judge
+  configured, or without its API key in the environment, judged runs stay pending.
+- A run that already has a pass or fail grade is skipped unless `regrade`, which appends a new
+  revision and keeps the earlier one. A pending run is graded again once a judge is available.
+- Reproductions are graded too, into `reproductions/grades/…` so they can never be mistaken for
+  (or pooled with) registered runs.
+- Judge calls go out in a seeded shuffled order under opaque ids, so neither the order nor the
+  ids say which model wrote what.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import hmac
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+
+from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
+from ledgerrate.generate.seeds import dataset_for
+from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
+from ledgerrate.grade.judge import (
+    JudgeFailed,
+    JudgeHooks,
+    JudgeUnavailable,
+    api_key,
+    hooks_for,
+    judge_family_overlap,
+    judge_one,
+    judge_spec,
+    sensitivity_sample,
+)
+from ledgerrate.io import append_jsonl, iter_jsonl, read_jsonl
+from ledgerrate.layout import EditionPaths
+from ledgerrate.providers import make_provider
+from ledgerrate.providers.base import Provider
+from ledgerrate.schema import (
+    Check,
+    EditionManifest,
+    GradeRecord,
+    JudgeBlock,
+    Outcome,
+    PricingTable,
+    RunRecord,
+    RunStatus,
+)
+from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Workload
+
+
+@dataclass
+class GradeSummary:
+    """What one `grade` pass did (the CLI prints it; tests assert on it)."""
+
+    written: int = 0
+    skipped: int = 0
+    passed: int = 0
+    failed: int = 0
+    pending_judge: int = 0
+    judge_calls: int = 0
+    judge_failures: int = 0
+    second_opinions: int = 0
+    judge_cost_usd: Decimal = Decimal(0)
+    judge: str | None = None
+    judge_unavailable: str | None = None
+    family_overlap: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    run: RunRecord
+    workload: Workload
+    hooks: JudgeHooks
+    item: Item
+    grade: Grade
+    anon: str
+    text: str
+    revision: int
+    out: Path
+    block: JudgeBlock | None = None
+    error: str | None = None
+
+
+def reproduction_grades(paths: EditionPaths, workload: str, model: str, mode: str) -> Path:
+    return paths.root / "reproductions" / "grades" / workload / model / f"{mode}.jsonl"
+
+
+def latest_grades(path: Path) -> dict[str, GradeRecord]:
+    """The latest revision of each run's grade in a grade log."""
+    latest: dict[str, GradeRecord] = {}
+    for record in iter_jsonl(path, GradeRecord):
+        held = latest.get(record.run_id)
+        if held is None or record.revision >= held.revision:
+            latest[record.run_id] = record
+    return latest
+
+
+def _record(
+    run: RunRecord,
+    workload: Workload,
+    revision: int,
+    outcome: Outcome,
+    checks: list[Check],
+    diagnostics: dict[str, float | int | str | bool],
+    judge: JudgeBlock | None = None,
+) -> GradeRecord:
+    return GradeRecord(
+        run_id=run.run_id,
+        edition=run.edition,
+        sitting=run.sitting,
+        workload=run.workload,
+        model=run.model,
+        mode=run.mode,
+        item_id=run.item_id,
+        revision=revision,
+        graded_at=dt.datetime.now(dt.UTC),
+        outcome=outcome,
+        checks=checks,
+        diagnostics=diagnostics,
+        judge=judge,
+        grader_hash=workload.grader_hash,
+    )
+
+
+def _seed(secret: bytes, purpose: str) -> int:
+    return int.from_bytes(hmac.new(secret, purpose.encode(), hashlib.sha256).digest()[:8], "big")
+
+
+def _write(summary: GradeSummary, path: Path, record: GradeRecord) -> None:
+    append_jsonl(path, record)
+    summary.written += 1
+    if record.outcome == Outcome.passed:
+        summary.passed += 1
+    elif record.outcome == Outcome.failed:
+        summary.failed += 1
+    else:
+        summary.pending_judge += 1
+
+
+def grade_edition(
+    edition_dir: Path,
+    regrade: bool = False,
+    *,
+    client: httpx.AsyncClient | None = None,
+    lookup: WorkloadLookup | None = None,
+) -> GradeSummary:
+    """Grade every counted, ungraded run of the edition (see the module docstring)."""
+    if lookup is None:
+        from ledgerrate import workloads
+
+        lookup = workloads.get
+    edition = load_edition(Path(edition_dir))
+    require_current_registration(edition, lookup)
+    paths, manifest = edition.paths, edition.manifest
+    summary = GradeSummary(family_overlap=judge_family_overlap(manifest))
+
+    judge_ok = False
+    try:
+        spec = judge_spec(manifest)
+        if spec is None:
+            raise JudgeUnavailable("no judge configured in edition.yaml")
+        api_key(spec)
+        judge_ok = True
+        summary.judge = spec.id
+    except JudgeUnavailable as exc:
+        summary.judge_unavailable = str(exc)
+
+    secret = edition_secret(paths)
+    terms = identity_terms(manifest)
+    datasets: dict[str, Dataset] = {}
+
+    def item_of(workload_id: str, item_id: str) -> Item:
+        # Regenerated (and checked against the registration) only when a run needs it.
+        if workload_id not in datasets:
+            datasets[workload_id] = dataset_for(paths.root, workload_id, lookup=lookup)
+        return datasets[workload_id].item(item_id)
+
+    jobs: list[_Job] = []
+    for entry in manifest.workloads:
+        workload = lookup(entry.id)
+        for spec_model in manifest.models:
+            for mode in workload.modes:
+                logs = (
+                    (
+                        paths.runs(entry.id, spec_model.id, mode),
+                        paths.grades(entry.id, spec_model.id, mode),
+                    ),
+                    (
+                        paths.reproductions(entry.id, spec_model.id, mode),
+                        reproduction_grades(paths, entry.id, spec_model.id, mode),
+                    ),
+                )
+                for runs_path, out in logs:
+                    jobs += _grade_log(
+                        summary,
+                        runs_path,
+                        out,
+                        workload,
+                        item_of,
+                        regrade,
+                        judge_ok,
+                        secret,
+                        terms,
+                    )
+
+    if jobs and judge_ok:
+        _run_judges(summary, edition.manifest, edition.pricing, jobs, secret, client)
+    for job in jobs:
+        _finish(summary, job)
+    return summary
+
+
+def _grade_log(
+    summary: GradeSummary,
+    runs_path: Path,
+    out: Path,
+    workload: Workload,
+    item_of: Callable[[str, str], Item],
+    regrade: bool,
+    judge_ok: bool,
+    secret: bytes,
+    terms: list[str],
+) -> list[_Job]:
+    runs = read_jsonl(runs_path, RunRecord)
+    if not runs:
+        return []
+    latest = latest_grades(out)
+    jobs: list[_Job] = []
+    for run in runs:
+        if run.status == RunStatus.infra_excluded:
+            continue
+        prev = latest.get(run.run_id)
+        if (
+            prev is not None
+            and not regrade
+            and (prev.outcome != Outcome.pending_judge or not judge_ok)
+        ):
+            summary.skipped += 1
+            continue
+        revision = prev.revision + 1 if prev is not None else 1
+        if run.status == RunStatus.model_failure:
+            why = run.failure or "the run ended without an answer"
+            checks = [Check(name="run_completed", passed=False, detail=why)]
+            _write(summary, out, _record(run, workload, revision, Outcome.failed, checks, {}))
+            continue
+        item = item_of(workload.id, run.item_id)
+        grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
+        checks, diagnostics = list(grade.checks), dict(grade.diagnostics)
+        if not grade.deterministic_pass:
+            _write(
+                summary, out, _record(run, workload, revision, Outcome.failed, checks, diagnostics)
+            )
+        elif not (workload.judged and grade.needs_judge):
+            _write(
+                summary, out, _record(run, workload, revision, Outcome.passed, checks, diagnostics)
+            )
+        elif not judge_ok:
+            pending = _record(run, workload, revision, Outcome.pending_judge, checks, diagnostics)
+            _write(summary, out, pending)
+        else:
+            jobs.append(
+                _Job(
+                    run=run,
+                    workload=workload,
+                    hooks=hooks_for(workload),
+                    item=item,
+                    grade=grade,
+                    anon=anon_id(secret, run.run_id),
+                    text=strip_tells(grade.judge_input or "", terms),
+                    revision=revision,
+                    out=out,
+                )
+            )
+    return jobs
+
+
+def _run_judges(
+    summary: GradeSummary,
+    manifest: EditionManifest,
+    pricing: PricingTable,
+    jobs: list[_Job],
+    secret: bytes,
+    client: httpx.AsyncClient | None,
+) -> None:
+    assert manifest.judge is not None
+    # The judge sees runs in an order that carries no information about their source.
+    random.Random(_seed(secret, "judge-order")).shuffle(jobs)
+    second = None
+    sample: set[str] = set()
+    if summary.family_overlap and manifest.judge.second_model:
+        try:
+            spec2 = judge_spec(manifest, second=True)
+            assert spec2 is not None
+            second = (spec2, api_key(spec2))
+            share = manifest.judge.sensitivity_share
+            # The runs at risk of same-family favour are the overlapping models' runs.
+            at_risk = [j.anon for j in jobs if j.run.model in summary.family_overlap]
+            sample = sensitivity_sample(at_risk, share, _seed(secret, "sensitivity"))
+        except JudgeUnavailable as exc:
+            summary.judge_unavailable = f"second judge: {exc}"
+
+    async def main(http: httpx.AsyncClient) -> None:
+        spec1 = manifest.model(manifest.judge.model)  # type: ignore[union-attr]
+        provider = make_provider(spec1, http, api_key(spec1))
+        provider2: Provider | None = None
+        if second is not None:
+            provider2 = make_provider(second[0], http, second[1])
+        gate = asyncio.Semaphore(spec1.concurrency)
+
+        async def one(job: _Job) -> None:
+            async with gate:
+                job.block, job.error = await _call(summary, provider, pricing, job)
+                if provider2 is not None and job.block is not None and job.anon in sample:
+                    other, _err = await _call(summary, provider2, pricing, job)
+                    if other is not None:
+                        job.block = job.block.model_copy(update={"second_opinion": other})
+                        summary.second_opinions += 1
+
+        await asyncio.gather(*(one(job) for job in jobs))
+
+    async def runner() -> None:
+        if client is not None:
+            await main(client)
+        else:
+            async with httpx.AsyncClient() as http:
+                await main(http)
+
+    asyncio.run(runner())
+
+
+async def _call(
+    summary: GradeSummary, provider: Provider, pricing: PricingTable, job: _Job
+) -> tuple[JudgeBlock | None, str | None]:
+    summary.judge_calls += 1
+    try:
+        block = await judge_one(
+            provider,
+            pricing,
+            workload=job.workload,
+            hooks=job.hooks,
+            item=job.item,
+            anon=job.anon,
+            answer_text=job.text,
+        )
+    except JudgeFailed as exc:
+        summary.judge_failures += 1
+        if exc.block is not None:
+            summary.judge_cost_usd += exc.block.cost.total_usd
+        return exc.block, str(exc)
+    summary.judge_cost_usd += block.cost.total_usd
+    return block, None
+
+
+def _finish(summary: GradeSummary, job: _Job) -> None:
+    checks, diagnostics = list(job.grade.checks), dict(job.grade.diagnostics)
+    block = job.block
+    if block is None or block.passed is None:
+        outcome = Outcome.pending_judge
+    else:
+        outcome = Outcome.passed if block.passed else Outcome.failed
+    record = _record(job.run, job.workload, job.revision, outcome, checks, diagnostics, block)
+    _write(summary, job.out, record)
