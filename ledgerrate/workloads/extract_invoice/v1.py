@@ -263,4 +263,6 @@ WORKLOAD = Workload(
         extract_json,
     ),
     generator_sources=(invoices, invoice_layouts, invoice_pdf, synth_common),
+    # How pages are joined and labelled is part of what the model reads.
+    prompt_sources=(render_pages,),
 )
