@@ -14,14 +14,15 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from ledgerrate.sandbox.files import FileToolset
-from ledgerrate.synth import budget
+from ledgerrate.synth import budget, common
 from ledgerrate.synth.common import company, item_id
-from ledgerrate.workloads import figures
+from ledgerrate.workloads import answers, figures
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload, check
 
@@ -336,6 +337,9 @@ def reference_answer(item: Item) -> str:
     return json.dumps({"drivers": drivers, "commentary": _commentary(item, drivers, causes)})
 
 
+# Thresholds and templates are module constants: the whole module is part of both hashes.
+_MODULE = sys.modules[__name__]
+
 WORKLOAD = Workload(
     id=ID,
     primitive="generate",
@@ -364,6 +368,8 @@ WORKLOAD = Workload(
         judge_outcome,
         judge_material,
         figures,
+        answers,
+        _MODULE,
     ),
-    generator_sources=(budget, _item),
+    generator_sources=(budget, common, _MODULE),
 )

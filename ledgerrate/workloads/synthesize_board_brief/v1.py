@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from ledgerrate.sandbox.files import FileToolset
-from ledgerrate.synth import board_pack
+from ledgerrate.synth import board_pack, common
 from ledgerrate.synth.common import company, item_id
 from ledgerrate.workloads import figures
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload, check
@@ -227,6 +228,9 @@ def reference_answer(item: Item) -> str:
     return "\n".join(f"- {s}" for s in item.truth["sentences"].values())
 
 
+# Thresholds and templates are module constants: the whole module is part of both hashes.
+_MODULE = sys.modules[__name__]
+
 WORKLOAD = Workload(
     id=ID,
     primitive="synthesize",
@@ -247,6 +251,6 @@ WORKLOAD = Workload(
     rubric=RUBRIC,
     judged=True,
     pass_rule=PASS_RULE,
-    grader_sources=(pack_text, count_words, judge_material, judge_outcome, figures),
-    generator_sources=(board_pack,),
+    grader_sources=(pack_text, count_words, judge_material, judge_outcome, figures, _MODULE),
+    generator_sources=(board_pack, common, _MODULE),
 )
