@@ -22,7 +22,7 @@ CENT = Decimal("0.01")
 def parse_amount(value: Any, where: str) -> Decimal:
     """A non-negative dollar amount with at most two decimals (numbers or numeric strings)."""
     if value is None or value == "":
-        return Decimal(0)
+        return Decimal("0.00")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ToolError(f"{where}: amount must be a number like 1234.56")
     try:

@@ -9,9 +9,11 @@ adjustments are not (that is the `execute.month-end.v1` task).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import sqlite3
 import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -477,8 +479,9 @@ def cached_file(data: dict[str, Any]) -> Path:
     digest = sha256_json(data)
     path = Path(_CACHE_DIR.name) / f"{digest}.sqlite"
     if not path.exists():
-        materialise(data, Path(_CACHE_DIR.name), f"{digest}.partial")
-        (Path(_CACHE_DIR.name) / f"{digest}.partial").rename(path)
+        # A private partial name, then an atomic rename: concurrent graders never see half a file.
+        partial = f"{digest}.{os.getpid()}.{threading.get_ident()}.partial"
+        os.replace(materialise(data, Path(_CACHE_DIR.name), partial), path)
     return path
 
 
