@@ -231,6 +231,10 @@ async def post_json(
             response = await client.post(url, json=body, headers=headers, timeout=timeout_s)
     except (TimeoutError, httpx.TimeoutException):
         failure = InfraError(f"{family}: no complete response within {timeout_s:g} s")
+    except httpx.LocalProtocolError:
+        # The request could not even be written (e.g. an empty or multi-line key in a header).
+        # Its message quotes the offending header, so it is left out entirely.
+        failure = ConfigError(f"{family}: request rejected by the HTTP client (check the API key)")
     except httpx.UnsupportedProtocol as exc:
         failure = ConfigError(f"{family}: base_url is not http(s): {redact(str(exc), secret)}")
     except httpx.TransportError as exc:

@@ -1,0 +1,353 @@
+"""A real HTTP server on 127.0.0.1 that speaks all three provider families, for tests and
+benchmarks that must exercise the adapters, the scheduler and the network path without a
+real provider (and without spending anything).
+
+    with FakeProviderServer() as fake:
+        spec = ModelSpec(..., provider="openai", base_url=fake.base_url("openai"),
+                         api_model="fake-tool", ...)
+
+Paths are the documented ones: `/v1/chat/completions`, `/v1/messages`,
+`/v1beta/models/{model}:generateContent`. The fake checks what a real provider would reject:
+a missing key header (401), a missing `anthropic-version` (400), and, stricter than any
+provider, a key in the query string (400), so a leaking adapter fails its tests.
+
+Who decides a reply, in order: the rate limiter (`rate_limit_per_s`, `burst`: a token bucket
+answering 429 with `Retry-After` and a precise `retry-after-ms`); then `responder(family, body)`
+if given and it returns a `FakeReply`; then the script named by the model (`api_model`, or
+`api_model` + `.anything` so several fake models can share a script):
+
+    fake-429-once   429 + Retry-After: 1, then OK     fake-500-once / fake-503-once /
+    fake-529-once   (each distinct request body fails once; its identical retry succeeds)
+    fake-slow       waits `slow_s` (default 5 s) before answering, to trip a client timeout
+    fake-malformed  200 with a torn, non-JSON body
+    fake-empty      no output: empty choices / empty content / no candidates
+    fake-no-usage   a normal reply without usage
+    fake-tool       a call of the first declared tool with `{}` until the request carries a
+                    tool result, then a final answer quoting the last result
+
+and otherwise a default reply, `"fake reply"` with `DEFAULT_USAGE[family]`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import httpx
+
+from ledgerrate.testing.fake_shapes import (
+    FakeReply,
+    FakeToolCall,
+    declared_tools,
+    empty_body,
+    error_body,
+    success_body,
+    tool_results,
+)
+
+Responder = Callable[[str, dict[str, Any]], FakeReply | None]
+ONCE_FAULTS = {
+    "fake-429-once": 429,
+    "fake-500-once": 500,
+    "fake-503-once": 503,
+    "fake-529-once": 529,
+}
+SCRIPTS = (*ONCE_FAULTS, "fake-slow", "fake-malformed", "fake-empty", "fake-no-usage", "fake-tool")
+TORN_BODY = b'{"id": "torn-reply", "choices": [{"index": 0, "mess'
+KEY_HEADERS = {"openai": "authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}
+
+
+@dataclass(frozen=True)
+class FakeRequest:
+    """One request as received. `headers` has lower-case names (the key included: tests only)."""
+
+    family: str
+    path: str
+    model: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+def script_for(model: str) -> str | None:
+    for name in SCRIPTS:
+        if model == name or model.startswith(name + "."):
+            return name
+    return None
+
+
+class TokenBucket:
+    """`rate` requests a second on average, up to `burst` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.capacity = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+        self.lock = threading.Lock()
+
+    def take(self) -> float | None:
+        """None when a request may pass, else the seconds until one may."""
+        with self.lock:
+            now = time.monotonic()
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return None
+            return (1 - self.tokens) / self.rate
+
+
+class FakeProviderServer:
+    """Context manager running the fake in a background thread; see the module docstring."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        latency_s: float = 0.0,
+        rate_limit_per_s: float | None = None,
+        burst: float | None = None,
+        *,
+        slow_s: float = 5.0,
+    ) -> None:
+        self.responder = responder
+        self.latency_s = latency_s
+        self.slow_s = slow_s
+        self.bucket = (
+            TokenBucket(
+                rate_limit_per_s, burst if burst is not None else max(1.0, rate_limit_per_s)
+            )
+            if rate_limit_per_s
+            else None
+        )
+        self.errors: list[str] = []  # responder exceptions, answered as HTTP 500
+        self._requests: list[FakeRequest] = []
+        self._seen: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle
+    def __enter__(self) -> FakeProviderServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        httpd = _Server(("127.0.0.1", 0), _Handler)
+        httpd.fake = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, name="fake-provider", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self._closing.set()  # wakes sleeping `fake-slow` handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # -- what tests read
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    def base_url(self, family: str) -> str:
+        """The `base_url` for a ModelSpec of `family`, in that family's SDK convention."""
+        root = f"http://127.0.0.1:{self.port}"
+        return f"{root}/v1" if family == "openai" else root
+
+    @property
+    def requests(self) -> list[FakeRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    # -- deciding a reply
+    def record(self, request: FakeRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def first_time(self, script: str, body: dict[str, Any]) -> bool:
+        key = (script, hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest())
+        with self._lock:
+            if key in self._seen:
+                return False
+            self._seen.add(key)
+            return True
+
+    def decide(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
+        if self.bucket is not None:
+            wait = self.bucket.take()
+            if wait is not None:
+                return FakeReply(
+                    status=429,
+                    error_message="fake rate limit exceeded",
+                    headers={
+                        "Retry-After": str(max(1, math.ceil(wait))),
+                        "retry-after-ms": str(max(1, math.ceil(wait * 1000))),
+                    },
+                )
+        if self.responder is not None:
+            try:
+                reply = self.responder(family, body)
+            except Exception as exc:  # a broken test responder must not kill the server
+                with self._lock:
+                    self.errors.append(f"{type(exc).__name__}: {exc}")
+                return FakeReply(status=500, error_message="responder raised")
+            if reply is not None:
+                return reply
+        return self.scripted(family, model, body)
+
+    def scripted(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
+        script = script_for(model)
+        if script in ONCE_FAULTS and self.first_time(script, body):
+            status = ONCE_FAULTS[script]
+            headers = {"Retry-After": "1"} if status == 429 else {}
+            return FakeReply(status=status, headers=headers, error_message=f"{script}: scripted")
+        if script == "fake-slow":
+            return FakeReply(delay_s=self.slow_s)
+        if script == "fake-malformed":
+            return FakeReply(raw=TORN_BODY)
+        if script == "fake-empty":
+            return FakeReply(raw=empty_body(family, model))
+        if script == "fake-no-usage":
+            return FakeReply(usage=None)
+        if script == "fake-tool":
+            results = tool_results(family, body)
+            tools = declared_tools(family, body)
+            if not results and tools:
+                return FakeReply(text="", tool_calls=[FakeToolCall(name=tools[0])])
+            if results:
+                return FakeReply(text=f"fake final answer; last tool result: {results[-1]}")
+        return FakeReply()
+
+    def pause(self, seconds: float) -> None:
+        if seconds > 0:
+            self._closing.wait(seconds)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # a benchmark opens many connections at once
+    fake: FakeProviderServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, so clients can pool connections
+    # Headers and body leave in one buffered write, flushed per request by the base class;
+    # unbuffered writes plus Nagle's algorithm would stall keep-alive clients on delayed ACKs.
+    wbufsize = -1
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # silence: the benchmark would otherwise print 2,000 lines
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        url = urlsplit(self.path)
+        family, model = _route(url.path)
+        if family is None:
+            self._send(404, {"error": {"message": f"no such path {url.path}"}})
+            return
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            self._reply(family, FakeReply(status=400, error_message="request body is not JSON"))
+            return
+        model = model or str(body.get("model", ""))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fake.record(FakeRequest(family, url.path, model, headers, body))
+        problem = _refuse(family, url.query, headers)
+        reply = FakeReply(status=problem[0], error_message=problem[1]) if problem else None
+        reply = reply or fake.decide(family, model, body)
+        fake.pause(fake.latency_s + reply.delay_s)
+        if reply.raw is None:
+            payload: Any = (
+                error_body(family, reply.status, reply.error_message)
+                if reply.status >= 400
+                else success_body(family, model, reply)
+            )
+        else:
+            payload = reply.raw
+        self._send(reply.status, payload, reply.headers)
+
+    def _reply(self, family: str, reply: FakeReply) -> None:
+        self._send(reply.status, error_body(family, reply.status, reply.error_message))
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        if isinstance(payload, bytes):
+            data = payload
+        elif isinstance(payload, str):
+            data = payload.encode()
+        else:
+            data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing to tell it
+
+
+def _route(path: str) -> tuple[str | None, str]:
+    if path == "/v1/chat/completions":
+        return "openai", ""
+    if path == "/v1/messages":
+        return "anthropic", ""
+    for prefix in ("/v1beta/models/", "/v1/models/"):
+        if path.startswith(prefix) and path.endswith(":generateContent"):
+            return "gemini", unquote(path[len(prefix) : -len(":generateContent")])
+    return None, ""
+
+
+def _refuse(family: str, query: str, headers: dict[str, str]) -> tuple[int, str] | None:
+    if "key=" in query:
+        return 400, "API keys do not belong in the URL"
+    if not headers.get(KEY_HEADERS[family], "").strip():
+        return 401, f"missing {KEY_HEADERS[family]} header"
+    if family == "anthropic" and "anthropic-version" not in headers:
+        return 400, "anthropic-version header is required"
+    return None
+
+
+# --------------------------------------------------------------------------- in-process mock
+
+
+def scripted_client(
+    *responses: httpx.Response | Callable[[httpx.Request], httpx.Response],
+) -> tuple[httpx.AsyncClient, list[httpx.Request]]:
+    """An `httpx.AsyncClient` over `httpx.MockTransport` answering with `responses` in turn
+    (the last repeats), and the list of requests it saw. No socket, so fixture tests are fast.
+    """
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = responses[min(len(seen), len(responses)) - 1]
+        if callable(answer):
+            return answer(request)
+        # A fresh copy each time: a response's stream can be read only once.
+        return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler)), seen
