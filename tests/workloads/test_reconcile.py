@@ -207,6 +207,15 @@ def test_same_seed_same_hash_different_seed_different(dataset: Dataset) -> None:
     assert WORKLOAD.generate(random.Random(SEED + 1), 15).hash != dataset.hash
 
 
+# Pinned so that refactors of the generator are shown not to change a byte of data. If this
+# fails, the data changed: that needs a new workload version.
+PINNED_HASH = "21803a84dad03ca093ff4f6e0adf0501d8621b2736cc82654dfe6344b56e136c"
+
+
+def test_dataset_hash_is_pinned(dataset: Dataset) -> None:
+    assert dataset.hash == PINNED_HASH
+
+
 def test_hash_is_identical_in_a_fresh_process(dataset: Dataset) -> None:
     code = (
         "import random;from ledgerrate.workloads.reconcile_ledger.v1 import WORKLOAD;"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.synth import emails
+from ledgerrate.synth import email_texts, emails
 from ledgerrate.workloads.base import Answer, Dataset, Item
 from ledgerrate.workloads.triage_ap_inbox.v1 import HARD_PER_BATCH, WORKLOAD
 
@@ -69,7 +69,7 @@ def test_fifteen_batches_of_twenty_with_unique_ids(dataset: Dataset) -> None:
 def test_every_batch_plants_every_stratum_and_label(dataset: Dataset) -> None:
     styles = set()
     for item in dataset.items:
-        assert item.strata == emails.HARD_STRATA
+        assert item.strata == email_texts.HARD_STRATA
         counts = item.truth["strata_counts"]
         for stratum, planted in HARD_PER_BATCH.items():
             assert counts[stratum] >= planted
@@ -152,6 +152,19 @@ def test_unreadable_answers_fail_every_check(dataset: Dataset) -> None:
 def test_same_seed_same_hash_different_seed_different(dataset: Dataset) -> None:
     assert WORKLOAD.generate(random.Random(SEED), 15).hash == dataset.hash
     assert WORKLOAD.generate(random.Random(SEED + 1), 15).hash != dataset.hash
+
+
+# Pinned when the wording tables moved out of emails.py into email_texts.py, a refactor that must
+# not change a byte of data. If this fails, the data changed: that needs a new workload version.
+PINNED_HASH = "e9a27926479bac085973a847b3595c5a446f801a38bcd9d2ee5e2df7a8b77d0a"
+
+
+def test_dataset_hash_is_pinned(dataset: Dataset) -> None:
+    assert dataset.hash == PINNED_HASH
+
+
+def test_generator_hash_covers_the_wording_tables() -> None:
+    assert {emails, email_texts} <= set(WORKLOAD.generator_sources)
 
 
 def test_hash_is_identical_in_a_fresh_process(dataset: Dataset) -> None:

@@ -2,7 +2,8 @@
 
 Standard §4.2: 15 batches × 20 emails; pass = batch accuracy ≥ 95% (≥ 19 of 20). The emails are
 built by `ledgerrate.synth.emails`, which plants the hard cases (forwards, quoted threads,
-misleading subjects, keyword decoys) and records them per email.
+misleading subjects, keyword decoys) and records them per email; the wording they are built from
+lives in `ledgerrate.synth.email_texts`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from string import Template
 from typing import Any
 
 from ledgerrate.sandbox.files import FileToolset
-from ledgerrate.synth import common, emails
+from ledgerrate.synth import common, email_texts, emails
 from ledgerrate.workloads import answers
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload, check
@@ -90,7 +91,7 @@ _SEPARATOR = "\n\n" + "=" * 40 + "\n\n"
 
 def _batch(rng: random.Random, index: int) -> Item:
     buyer, ap_clerk = common.company(rng), common.person(rng)
-    kinds: list[str | emails.Hard] = list(emails.pick_hard(rng, HARD_PER_BATCH))
+    kinds: list[str | email_texts.Hard] = list(emails.pick_hard(rng, HARD_PER_BATCH))
     plain = BATCH_SIZE - len(kinds)
     kinds += list(emails.LABELS) + [rng.choice(emails.LABELS) for _ in range(plain - 5)]
     rng.shuffle(kinds)
@@ -111,7 +112,7 @@ def _batch(rng: random.Random, index: int) -> Item:
             "strata_counts": dict(sorted(counts.items())),
             "label_counts": dict(sorted(Counter(e.label for e in batch).items())),
         },
-        strata=tuple(s for s in emails.HARD_STRATA if counts[s]),
+        strata=tuple(s for s in email_texts.HARD_STRATA if counts[s]),
     )
 
 
@@ -271,6 +272,6 @@ WORKLOAD = Workload(
     baseline=baseline,
     pass_rule="Every email labelled once and at least 19 of the 20 labels correct.",
     grader_sources=(normalise_label, read_labels, answers, _MODULE),
-    generator_sources=(_batch, emails, common, _MODULE),
+    generator_sources=(_batch, emails, email_texts, common, _MODULE),
     prompt_sources=(emails.render,),
 )
