@@ -85,7 +85,10 @@ def identity_terms(manifest: EditionManifest) -> list[str]:
 
 def redact_terms(text: str, terms: Iterable[str]) -> str:
     for term in terms:
-        pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?:[\w.-]*\w)?(?![\w-])", re.IGNORECASE)
+        # A version tail ("-4o-mini", "2") belongs to the name; other letters make a new word.
+        pattern = re.compile(
+            rf"(?<![\w-]){re.escape(term)}(?:(?:-|\d)[\w.-]*\w|\d)?(?![\w-])", re.IGNORECASE
+        )
         text = pattern.sub(REDACTED, text)
     return text
 
