@@ -181,8 +181,9 @@ class FakeProviderServer:
         with self._lock:
             self._requests.append(request)
 
-    def first_time(self, script: str, body: dict[str, Any]) -> bool:
-        key = (script, hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest())
+    def first_time(self, model: str, body: dict[str, Any]) -> bool:
+        # Gemini carries the model in the path, so the body alone would not tell models apart.
+        key = (model, hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest())
         with self._lock:
             if key in self._seen:
                 return False
@@ -214,7 +215,7 @@ class FakeProviderServer:
 
     def scripted(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
         script = script_for(model)
-        if script in ONCE_FAULTS and self.first_time(script, body):
+        if script in ONCE_FAULTS and self.first_time(model, body):
             status = ONCE_FAULTS[script]
             headers = {"Retry-After": "1"} if status == 429 else {}
             return FakeReply(status=status, headers=headers, error_message=f"{script}: scripted")

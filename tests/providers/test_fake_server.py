@@ -256,3 +256,27 @@ def test_concurrent_requests(kit: SimpleNamespace, fake: FakeProviderServer) -> 
     results = kit.run(go())
     assert all(r.text == DEFAULT_TEXT for r in results)
     assert len([r for r in fake.requests if r.model == "many"]) == 100
+
+
+@pytest.mark.slow
+def test_sustains_two_thousand_requests(kit: SimpleNamespace, fake: FakeProviderServer) -> None:
+    """The throughput benchmark's load: 2,000 calls, 32 in flight, none lost or failed."""
+    spec = kit.spec("anthropic", api_model="bulk", base_url=fake.base_url("anthropic"))
+
+    async def go() -> list[Completion]:
+        limits = httpx.Limits(max_connections=32)
+        async with httpx.AsyncClient(limits=limits) as client:
+            provider = make_provider(spec, client, KEY)
+            gate = asyncio.Semaphore(32)
+
+            async def one(i: int) -> Completion:
+                async with gate:
+                    message = Message(role="user", content=str(i))
+                    return await provider.complete(kit.simple_request(messages=[message]))
+
+            return await asyncio.gather(*(one(i) for i in range(2000)))
+
+    results = kit.run(go())
+    assert len(results) == 2000
+    assert all(r.usage == DEFAULT_USAGE["anthropic"] for r in results)
+    assert len([r for r in fake.requests if r.model == "bulk"]) == 2000

@@ -68,9 +68,15 @@ def test_thought_parts_are_not_answer_text(kit: SimpleNamespace) -> None:
 
 @pytest.mark.parametrize(
     ("name", "words"),
-    [("blocked_prompt", "prompt blocked (SAFETY)"), ("safety_finish", "finishReason SAFETY")],
+    [
+        ("blocked_prompt", "prompt blocked (SAFETY)"),
+        ("safety_finish", "finishReason SAFETY"),
+        ("malformed_function_call", "finishReason MALFORMED_FUNCTION_CALL"),
+    ],
 )
-def test_safety_blocks_are_model_failures(kit: SimpleNamespace, name: str, words: str) -> None:
+def test_blocked_or_malformed_output_is_a_model_failure(
+    kit: SimpleNamespace, name: str, words: str
+) -> None:
     err, _ = kit.call_with(F, kit.reply(200, f"gemini/{name}.json"))
     assert type(err) is ModelError
     assert words in str(err)
