@@ -7,6 +7,7 @@ replaced only after `mkdocs build --strict` succeeded, so a failed build never h
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import shutil
@@ -14,6 +15,8 @@ import tempfile
 from pathlib import Path
 
 from ledgerrate.errors import UsageProblem
+from ledgerrate.publish import load
+from ledgerrate.publish.published import publication_problems, record_after_build
 from ledgerrate.publish.render import CONFIG, render_into
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
@@ -63,13 +66,25 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
     new.rename(live)
 
 
+def edition_dirs(editions: Path) -> list[Path]:
+    if not editions.is_dir():
+        return []
+    return sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file())
+
+
 def build_site(editions: Path, out: Path) -> Path:
     """Render every edition in `editions` and build the HTML site into `out/site`."""
     out.mkdir(parents=True, exist_ok=True)
+    # 0. every edition's figures, once; a published edition changed without an erratum that
+    #    names the change stops the build here, before anything is written
+    results = {path.resolve(): load.edition_results(path) for path in edition_dirs(editions)}
+    problems = [line for path, r in results.items() for line in publication_problems(path, r)]
+    if problems:
+        raise UsageProblem(*problems)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
     try:
-        # 1. load editions, compute results and trendlines, render pages and downloads
-        render_into(editions, staging / "docs")
+        # 1. load editions, render pages and downloads (figures from step 0)
+        render_into(editions, staging / "docs", results_fn=lambda p: results[Path(p).resolve()])
         # 2. mkdocs build --strict from the rendered pages
         run_mkdocs(staging / "docs", staging / "site")
         # 3. publish: swap the new docs and site into place
@@ -77,4 +92,8 @@ def build_site(editions: Path, out: Path) -> Path:
         _swap(staging / "site", out / "site", staging / "old-site")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    # 4. record first publications (results.json, published.json) now that the site exists
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    for path, figures in results.items():
+        record_after_build(path, figures, now)
     return out / "site"

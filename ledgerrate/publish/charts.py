@@ -145,8 +145,11 @@ def cost_vs_pass_svg(
             fontsize=7.5,
         )
         ax.set_xlim(-0.03, 1.05)
-        if priced:
+        if priced and all(float(c.cpo_usd or 0) > 0 for c in priced):
+            # CPOs span orders of magnitude (a baseline's fraction of a cent beside a flagship).
             ax.set_yscale("log")
+            ax.margins(y=0.2)
+        elif priced:
             ax.margins(y=0.2)
         else:
             ax.set_yticks([])
@@ -154,7 +157,10 @@ def cost_vs_pass_svg(
                 0.5, 0.5, "no cell had a successful outcome", ha="center", transform=ax.transAxes
             )
         ax.set_xlabel("pass rate (95% Wilson interval), n = 15 per cell: a small sample")
-        ax.set_ylabel("cost per successful outcome, USD (log scale)")
+        ax.set_ylabel(
+            "cost per successful outcome, USD"
+            + (" (log scale)" if ax.get_yscale() == "log" else "")
+        )
         ax.set_title(f"{result.workload}: cost vs pass rate", fontsize=10, loc="left")
         notes = []
         if unpriced:
@@ -254,9 +260,10 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
                 bumps.append(f"{before} to {after}: v{old} to v{new}")
         ax.set_xticks(range(len(editions)), [edition for _date, edition in editions])
         ax.set_xlim(-0.5, max(len(editions) - 0.5, 0.5))
-        if any(p.cpo_usd is not None for p in points):
+        priced = [p.cpo_usd for p in points if p.cpo_usd is not None]
+        if priced and all(value > 0 for value in priced):
             ax.set_yscale("log")
-        ax.set_ylabel("CPO, USD (log scale)")
+        ax.set_ylabel("CPO, USD" + (" (log scale)" if ax.get_yscale() == "log" else ""))
         ax.set_xlabel("edition")
         ax.set_title(f"{workload_base}: CPO across editions", fontsize=10, loc="left")
         fig.text(0.01, 0.01, footer, fontsize=7, va="bottom")

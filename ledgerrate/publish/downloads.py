@@ -145,6 +145,10 @@ def write_downloads(edition: Edition, dest: Path) -> DataSection:
         text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
         atomic_write_bytes(dest / "schemas" / filename, text.encode("utf-8"))
     notes = _dataset_files(edition, dest)
+    if edition.registration is not None:
+        # The whole edition as one content-addressed file that `ledgerrate verify` accepts.
+        bundle_mod: Any = importlib.import_module("ledgerrate.verify.bundle")
+        bundle_mod.write_bundle(root, dest / "bundle")
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
         if path.name == "SHA256SUMS":

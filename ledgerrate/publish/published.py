@@ -56,9 +56,11 @@ def _errata_ids(root: Path) -> list[str]:
     return [e.id for e in load_model(ErrataFile, path).entries]
 
 
-def check_publication(root: Path, results: EditionResults) -> list[str]:
-    """Problems that must stop the build; updates results.json when an erratum covers it."""
+def publication_problems(root: Path, results: EditionResults) -> list[str]:
+    """Why this build must not publish `root` (empty when it may). Writes nothing."""
     paths = EditionPaths(root)
+    if not paths.published.exists():
+        return []
     published = load_model(PublishedEdition, paths.published)
     covered = errata_files(root)
     problems = []
@@ -73,31 +75,35 @@ def check_publication(root: Path, results: EditionResults) -> list[str]:
                 "`files` with the figures it changes"
             )
     for name in covered_files(root):
-        if name not in published.files and name != "results.json":
-            is_log = name.endswith(".jsonl")
-            if not is_log and name not in covered:
-                problems.append(
-                    f"edition {paths.id}: {name} was added after publication and no erratum "
-                    "names it"
-                )
-    stored = load_model(EditionResults, root / "results.json")
-    if stored != results:
-        if "results.json" in covered:
-            write_json(root / "results.json", results)
-        else:
+        if name not in published.files and not name.endswith(".jsonl") and name not in covered:
             problems.append(
-                f"edition {paths.id}: its figures recomputed from the logs differ from the "
-                "published results.json (a log, grade or price changed); publish the "
-                "correction as an erratum listing 'results.json' and the changed figures"
+                f"edition {paths.id}: {name} was added after publication and no erratum names it"
             )
+    stored_path = root / "results.json"
+    stored = load_model(EditionResults, stored_path) if stored_path.exists() else None
+    if stored != results and "results.json" not in covered:
+        problems.append(
+            f"edition {paths.id}: its figures recomputed from the logs differ from the "
+            "published results.json (a log, grade or price changed); publish the correction "
+            "as an erratum listing 'results.json' and the figures it changes"
+        )
     return problems
 
 
-def ensure_published(root: Path, results: EditionResults, now: dt.datetime | None = None) -> None:
-    """First build: record the publication. Later builds: refuse silent changes."""
+def record_after_build(root: Path, results: EditionResults, now: dt.datetime) -> None:
+    """After a successful build: record a first publication, or write corrected figures that
+    an erratum announced."""
     if not (root / "published.json").exists():
-        record_publication(root, results, now or dt.datetime.now(dt.UTC))
+        record_publication(root, results, now)
         return
-    problems = check_publication(root, results)
+    stored_path = root / "results.json"
+    if not stored_path.exists() or load_model(EditionResults, stored_path) != results:
+        write_json(stored_path, results)
+
+
+def ensure_published(root: Path, results: EditionResults, now: dt.datetime | None = None) -> None:
+    """Check, then record: what `build` does around rendering, in one call (for tests/tools)."""
+    problems = publication_problems(root, results)
     if problems:
         raise UsageProblem(*problems)
+    record_after_build(root, results, now or dt.datetime.now(dt.UTC))
