@@ -148,7 +148,11 @@ class FakeProviderServer:
         httpd.fake = self
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, name="fake-provider", daemon=True
+            # A short poll keeps `close()` quick: tests open and close many servers.
+            target=httpd.serve_forever,
+            args=(0.05,),
+            name="fake-provider",
+            daemon=True,
         )
         self._thread.start()
 
