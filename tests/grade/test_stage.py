@@ -241,3 +241,28 @@ def test_no_overlap_no_second_opinion(tmp_path: Path, monkeypatch: pytest.Monkey
         ed.add_run(VARIANCE, "alpha", "single-shot", item.id, variance.reference_answer(item))
         summary = grade_edition(ed.root, lookup=lookup)
     assert summary.family_overlap == [] and summary.second_opinions == 0
+
+
+def test_unusable_judge_reply_stays_pending_with_its_spend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledgerrate.testing.fake_shapes import FakeReply
+
+    monkeypatch.setenv(JUDGE_KEY_ENV, "k-test")
+    with FakeProviderServer(responder=lambda family, body: FakeReply(text="Looks fine!")) as fake:
+        ed = make_edition(tmp_path, fake.base_url("openai"), judge_family="neutral", n=1)
+        item = ed.dataset(VARIANCE).items[0]
+        run = ed.add_run(VARIANCE, "beta", "agentic", item.id, variance.reference_answer(item))
+        summary = grade_edition(ed.root, lookup=lookup)
+        (first,) = grades(ed, VARIANCE, "beta", "agentic")
+        assert first.outcome == Outcome.pending_judge and summary.judge_failures == 1
+        assert first.judge is not None and first.judge.passed is None
+        assert first.judge.cost.model_usd > 0  # what the failed call cost is still recorded
+        # A pending run is retried on the next pass, as a new revision.
+        fake.responder = scoring_responder()
+        grade_edition(ed.root, lookup=lookup)
+    records = grades(ed, VARIANCE, "beta", "agentic")
+    assert [(r.run_id, r.revision, r.outcome) for r in records] == [
+        (run.run_id, 1, Outcome.pending_judge),
+        (run.run_id, 2, Outcome.passed),
+    ]
