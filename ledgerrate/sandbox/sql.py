@@ -25,8 +25,10 @@ from ledgerrate.workloads.base import ToolError, ToolSpec
 DEFAULT_DEADLINE_S = 2.0
 DEFAULT_MAX_ROWS = 10_000
 MAX_SQL_CHARS = 20_000
-# Cap on any single string/blob SQLite builds, so `zeroblob(1e9)` cannot exhaust memory.
-MAX_VALUE_BYTES = 1_000_000
+# Caps on any single string/blob SQLite builds and on a whole fetched result, so neither
+# `zeroblob(1e9)` nor ten thousand rows of `printf('%.*c', 100000, 'x')` can exhaust memory.
+MAX_VALUE_BYTES = 100_000
+MAX_RESULT_BYTES = 4_000_000
 # How many VM instructions between deadline checks: small enough to stop within milliseconds.
 _PROGRESS_EVERY = 1_000
 
@@ -210,15 +212,13 @@ class SqlSandbox:
             columns = tuple(d[0] for d in cursor.description or ())
             rows: list[tuple[Any, ...]] = []
             truncated = False
-            while True:
-                batch = cursor.fetchmany(500)
-                if not batch:
+            size = 0
+            for row in cursor:
+                if len(rows) >= self.max_rows or size > MAX_RESULT_BYTES:
+                    truncated = True  # at least one more row exists beyond what we keep
                     break
-                rows.extend(tuple(_cell(v) for v in row) for row in batch)
-                if len(rows) > self.max_rows:
-                    truncated = True
-                    del rows[self.max_rows :]
-                    break
+                size += sum(len(v) for v in row if isinstance(v, (str, bytes)))
+                rows.append(tuple(_cell(v) for v in row))
             return SqlResult(columns=columns, rows=tuple(rows), truncated=truncated)
         except sqlite3.Warning as exc:  # Python 3.11 reports a second statement this way
             raise SqlRefused("only one statement per call is allowed") from exc

@@ -126,6 +126,14 @@ def test_million_row_cross_join_stops_at_the_row_cap(db_path: Path) -> None:
     assert len(result.rows) == 10_000
 
 
+def test_wide_rows_are_cut_by_the_result_size_cap(box: SqlSandbox) -> None:
+    result = box.run("SELECT printf('%.*c', 90000, 'x') FROM journal_lines")
+    assert result.truncated is True
+    assert 0 < len(result.rows) < 100
+    with pytest.raises(SqlError, match="too big"):
+        box.run("SELECT printf('%.*c', 90000, 'x') || printf('%.*c', 90000, 'x')")
+
+
 def test_a_plain_select_returns_a_typed_result(box: SqlSandbox) -> None:
     result = box.run("SELECT account_code, name FROM accounts WHERE account_code = '1000';")
     assert isinstance(result, SqlResult)

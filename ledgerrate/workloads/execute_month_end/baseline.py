@@ -15,7 +15,7 @@ from typing import Any
 
 from ledgerrate.sandbox.journal import JournalWriter
 from ledgerrate.sandbox.sql import SqlSandbox
-from ledgerrate.synth import finance_db as fdb
+from ledgerrate.synth import finance_schema as fdb
 
 _MONEY = r"([\d,]+\.\d{2})"
 

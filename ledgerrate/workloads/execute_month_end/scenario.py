@@ -14,7 +14,7 @@ from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ledgerrate.synth import finance_db as fdb
+from ledgerrate.synth import finance_schema as fdb
 from ledgerrate.synth.common import company
 
 CENT = Decimal("0.01")

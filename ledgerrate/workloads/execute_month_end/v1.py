@@ -16,7 +16,7 @@ from typing import Any
 from ledgerrate.sandbox.files import file_tools, materialise
 from ledgerrate.sandbox.journal import JournalWriter, journal_tool
 from ledgerrate.sandbox.sql import SqlSandbox, run_sql_tool
-from ledgerrate.synth import finance_db
+from ledgerrate.synth import finance_db, finance_schema
 from ledgerrate.synth.common import item_id
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload, check
 from ledgerrate.workloads.execute_month_end import baseline as close_script
@@ -100,7 +100,7 @@ def generate(rng: random.Random, n: int = 15) -> Dataset:
                 id=item_id(index),
                 input={
                     "company": case["company"],
-                    "close_period": finance_db.CLOSE_PERIOD,
+                    "close_period": finance_schema.CLOSE_PERIOD,
                     "documents": sorted(case["files"]),
                 },
                 truth={
@@ -215,5 +215,5 @@ WORKLOAD = Workload(
     baseline=baseline,
     pass_rule=PASS_RULE,
     grader_sources=(grading,),
-    generator_sources=(scenario, finance_db),
+    generator_sources=(scenario, finance_db, finance_schema),
 )

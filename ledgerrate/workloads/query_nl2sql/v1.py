@@ -15,7 +15,7 @@ from typing import Any
 
 from ledgerrate.sandbox import sql as sql_sandbox
 from ledgerrate.sandbox.sql import SqlProblem, SqlSandbox, run_sql_tool
-from ledgerrate.synth import finance_db
+from ledgerrate.synth import finance_db, finance_schema
 from ledgerrate.synth.common import item_id
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload, check
@@ -284,6 +284,6 @@ WORKLOAD = Workload(
     tools=tools,
     baseline=baseline,
     pass_rule=PASS_RULE,
-    grader_sources=(read_sql, database_for, compare, sql_sandbox, finance_db),
-    generator_sources=(_reference_rows, questions, finance_db),
+    grader_sources=(read_sql, database_for, compare, sql_sandbox, finance_db, finance_schema),
+    generator_sources=(_reference_rows, questions, finance_db, finance_schema),
 )
