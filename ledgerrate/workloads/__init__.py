@@ -13,6 +13,7 @@ from ledgerrate.workloads.base import Workload
 
 MODULES: tuple[str, ...] = (
     "ledgerrate.workloads.extract_invoice.v1",
+    "ledgerrate.workloads.extract_invoice.v2",
     "ledgerrate.workloads.triage_ap_inbox.v1",
     "ledgerrate.workloads.reconcile_ledger.v1",
     "ledgerrate.workloads.query_nl2sql.v1",
