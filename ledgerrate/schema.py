@@ -594,6 +594,12 @@ class Erratum(Strict):
     )
     withdrawn: bool = Field(default=False, description="True when a figure is withdrawn.")
 
+    @field_validator("id", mode="before")
+    @classmethod
+    def _date_like_id(cls, value: Any) -> Any:
+        # YAML reads an unquoted `2026-07-01` as a date; the id is its text.
+        return value.isoformat() if isinstance(value, dt.date) else value
+
 
 class ErrataFile(Strict):
     """`errata.yaml`: dated, loud corrections."""
@@ -649,8 +655,8 @@ FILE_MODELS: dict[str, type[Strict]] = {
 
 
 class Interval(Strict):
-    lo: float | Decimal | None = Field(description="Lower bound (null when undefined).")
-    hi: float | Decimal | None = Field(description="Upper bound (null when undefined).")
+    lo: Decimal | float | None = Field(description="Lower bound (null when undefined).")
+    hi: Decimal | float | None = Field(description="Upper bound (null when undefined).")
     method: str = Field(description="e.g. `wilson-95`, `bootstrap-percentile-95`.")
 
 
