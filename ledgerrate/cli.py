@@ -136,7 +136,21 @@ def grade(
     """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
     from ledgerrate.grade.stage import grade_edition
 
-    grade_edition(edition, regrade=regrade)
+    summary = grade_edition(edition, regrade=regrade)
+    typer.echo(
+        f"graded {summary.written} run(s), skipped {summary.skipped} already graded: "
+        f"{summary.passed} pass, {summary.failed} fail, {summary.pending_judge} pending judge"
+    )
+    if summary.judge:
+        typer.echo(
+            f"judge {summary.judge}: {summary.judge_calls} call(s), "
+            f"{summary.judge_failures} failed, ${summary.judge_cost_usd} grading cost "
+            f"(never in CPO); {summary.second_opinions} second opinion(s)"
+        )
+    if summary.judge_unavailable:
+        typer.echo(f"judge unavailable: {summary.judge_unavailable}")
+    for line in summary.family_overlap:
+        typer.echo(f"disclosure: {line}")
 
 
 @app.command()
