@@ -10,6 +10,7 @@ import gzip
 import importlib
 import io
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,10 +115,23 @@ def _dataset_files(edition: Edition, dest: Path) -> list[str]:
         except (UsageProblem, FileProblem, KeyError, ImportError) as problem:
             notes.append(f"{workload}: dataset not regenerated: {problem}")
             continue
+        # Some workloads render their PDFs on demand from the item text (the dataset hash
+        # covers that text); publication is where they are wanted.
+        render_more = _on_demand_files(workload)
         for item in dataset.items:
-            for name, data in sorted(item.files.items()):
+            files = dict(item.files)
+            if render_more is not None:
+                files.update(render_more(item))
+            for name, data in sorted(files.items()):
                 atomic_write_bytes(dest / "datasets" / workload / item.id / name, data)
     return notes
+
+
+def _on_demand_files(workload_id: str) -> Any:
+    from ledgerrate.workloads import get
+
+    module = sys.modules[get(workload_id).grade.__module__]
+    return getattr(module, "pack_pdfs", None)
 
 
 def write_downloads(edition: Edition, dest: Path) -> DataSection:
