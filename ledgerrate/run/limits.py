@@ -22,8 +22,8 @@ class RetryPolicy:
     max_attempts: int = 6
     base_s: float = 0.5
     cap_s: float = 60.0
-    # Successes at the lowered cap before one slot is given back.
-    recover_after: int = 8
+    # Successes at a lowered cap before one slot is given back; None = the cap itself.
+    recover_after: int | None = None
 
     def delay(self, failures: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before the next attempt, after `failures` infra failures in a row."""
@@ -36,21 +36,33 @@ class RetryPolicy:
 
 
 class AdaptiveLimit:
-    """A concurrency cap that a 429 lowers and successes raise back, with a shared pause."""
+    """A concurrency cap that a 429 lowers and successes raise back, with a shared pause.
 
-    def __init__(self, name: str, maximum: int, recover_after: int = 8) -> None:
+    One decrease per episode: the requests already in flight when a 429 arrives were sent at
+    the old cap and will often be refused too; counting each of them would collapse the cap to
+    one. So a 429 lowers the cap only if its request started after the last decrease (the
+    `epoch` it was given), as TCP lowers its window once per round trip.
+    """
+
+    def __init__(
+        self, name: str, maximum: int, decrease: float = 0.75, recover_after: int | None = None
+    ) -> None:
         self.name = name
         self.maximum = max(1, maximum)
         self.limit = self.maximum
+        self.decrease = decrease
+        # Successes per extra slot; None = the current cap (about one slot per round trip).
         self.recover_after = recover_after
         self.in_flight = 0
         self.rate_limited = 0
+        self.epoch = 0
         self._streak = 0
         self._paused_until = 0.0
         self._cond = asyncio.Condition()
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def slot(self) -> AsyncIterator[int]:
+        """Hold one of the cap's slots; yields the epoch the request starts in."""
         async with self._cond:
             while True:
                 wait = self._paused_until - time.monotonic()
@@ -62,37 +74,41 @@ class AdaptiveLimit:
                 else:
                     await self._cond.wait()
             self.in_flight += 1
+            epoch = self.epoch
         try:
-            yield
+            yield epoch
         finally:
             async with self._cond:
                 self.in_flight -= 1
-                self._cond.notify_all()
+                # One slot freed wakes one waiter: waking all of them costs CPU per request.
+                self._cond.notify(1)
 
     async def succeeded(self) -> None:
         if self.limit >= self.maximum:
             return
         async with self._cond:
             self._streak += 1
-            if self._streak >= self.recover_after:
+            if self._streak >= (self.recover_after or self.limit):
                 self._streak = 0
                 self.limit = min(self.maximum, self.limit + 1)
-                self._cond.notify_all()
+                self._cond.notify(1)
 
-    async def throttled(self, retry_after: float | None) -> None:
+    async def throttled(self, retry_after: float | None, epoch: int | None = None) -> None:
         async with self._cond:
             self.rate_limited += 1
-            self._streak = 0
-            self.limit = max(1, self.limit // 2)
             if retry_after:
                 self._paused_until = max(self._paused_until, time.monotonic() + retry_after)
-            self._cond.notify_all()
+            if epoch is not None and epoch != self.epoch:
+                return  # already lowered for this episode
+            self.epoch += 1
+            self._streak = 0
+            self.limit = max(1, int(self.limit * self.decrease))
 
 
 class Limits:
     """The global cap plus one adaptive cap per provider endpoint (family + base URL)."""
 
-    def __init__(self, global_concurrency: int, recover_after: int = 8) -> None:
+    def __init__(self, global_concurrency: int, recover_after: int | None = None) -> None:
         self.global_sem = asyncio.Semaphore(max(1, global_concurrency))
         self.recover_after = recover_after
         self.providers: dict[str, AdaptiveLimit] = {}
@@ -100,15 +116,17 @@ class Limits:
     def provider(self, key: str, maximum: int) -> AdaptiveLimit:
         limit = self.providers.get(key)
         if limit is None:
-            limit = self.providers[key] = AdaptiveLimit(key, maximum, self.recover_after)
+            limit = self.providers[key] = AdaptiveLimit(
+                key, maximum, recover_after=self.recover_after
+            )
         elif maximum > limit.maximum:
             # Several models behind one endpoint: the endpoint may take the largest of their caps.
             limit.maximum = limit.limit = maximum
         return limit
 
     @asynccontextmanager
-    async def request(self, provider: AdaptiveLimit) -> AsyncIterator[None]:
+    async def request(self, provider: AdaptiveLimit) -> AsyncIterator[int]:
         # Provider slot first: a request waiting out a provider's pause must not hold a global
         # slot that requests to other providers could use.
-        async with provider.slot(), self.global_sem:
-            yield
+        async with provider.slot() as epoch, self.global_sem:
+            yield epoch

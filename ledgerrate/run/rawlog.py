@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerrate.hashing import canonical_json
-from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
+from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail, to_json
 from ledgerrate.schema import CallRecord, CostBasis, RunRecord, RunStatus, UsageBasis
 
 FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})
@@ -127,4 +127,7 @@ def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
     """The record as it may be written: secrets removed, re-validated against the schema."""
     if not secrets:
         return record
+    text = to_json(record)
+    if not any(secret and secret in text for secret in secrets):
+        return record  # the common case: nothing to remove, no second validation
     return RunRecord.model_validate(redact(record.model_dump(mode="json"), secrets))

@@ -275,7 +275,9 @@ class _Runner:
         # Bounds how many items hold a sandbox at once; requests are bounded by `limits`.
         self.active = asyncio.Semaphore(concurrency * 2)
         self.progress = progress
-        pool = httpx.Limits(max_connections=max(100, concurrency * 2))
+        # A pool no larger than the requests in flight: httpcore scans every pooled connection
+        # on each request, so idle extras cost CPU for nothing.
+        pool = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency)
         async with httpx.AsyncClient(transport=transport, limits=pool) as client:
             factory = self.factory
             if factory is None:
@@ -298,12 +300,12 @@ class _Runner:
         limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
 
         async def complete(request: CompletionRequest) -> Completion:
-            async with self.limits.request(limit):
+            async with self.limits.request(limit) as epoch:
                 try:
                     result = await provider.complete(request)
                 except InfraError as exc:
                     if isinstance(exc, RateLimited) or exc.status == 429:
-                        await limit.throttled(exc.retry_after)
+                        await limit.throttled(exc.retry_after, epoch)
                     raise
             await limit.succeeded()
             return result
@@ -321,7 +323,11 @@ class _Runner:
                     f"({attempt.config_error}); check base_url, api_model and the key in "
                     f"${cell.spec.api_key_env}. The run stopped; finished records are kept."
                 )
-            rawlog.append_record(cell.path, record)
+            # fsync per record (~5 ms) is slow next to an HTTP round trip: a worker thread keeps
+            # it off the event loop. Appends to one cell from several threads are safe (one
+            # O_APPEND write per record) and their fsyncs overlap, so a busy cell is not capped
+            # at one record per fsync.
+            await asyncio.to_thread(rawlog.append_record, cell.path, record)
             cell.summary.attempts += 1
             cell.summary.spend_usd += record.cost.total_usd
             if record.status != RunStatus.infra_excluded:

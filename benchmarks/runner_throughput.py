@@ -1,0 +1,168 @@
+"""Runner throughput against a rate-limited provider, through the real scheduler and adapter.
+
+A fake provider (a real HTTP server, in a child process so its CPU is not counted as ours)
+answers with a fixed latency behind a token-bucket rate limit that replies 429 with Retry-After.
+The runner is given more concurrency than the limit allows, so it must find the rate itself.
+Printed, measured in this run: completed requests per second ÷ the limit (goal ≥ 0.95), and the
+runner's own CPU time per request.
+
+    .venv/bin/python benchmarks/runner_throughput.py [--requests 2000] [--rate 200] [--latency 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import multiprocessing as mp
+import os
+import random
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+
+from ledgerrate.generate.register import register_edition
+from ledgerrate.io import read_jsonl, write_yaml
+from ledgerrate.run.scheduler import RunOptions, run_edition
+from ledgerrate.schema import RunRecord
+from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload
+
+KEY_ENV = "BENCH_FAKE_KEY"
+
+
+def _generate(rng: random.Random, n: int) -> Dataset:
+    items = tuple(
+        Item(id=f"i{i:05d}", input={"x": rng.randint(0, 10**9)}, truth={}) for i in range(n)
+    )
+    return Dataset(workload="bench.echo.v1", items=items)
+
+
+def _prompt(item: Item) -> Prompt:
+    return Prompt(system="Echo.", user=f"Echo {item.input['x']}.")
+
+
+def _grade(item: Item, answer: Answer) -> Grade:  # required by Workload; never called here
+    return Grade(checks=())
+
+
+WORKLOAD = Workload(
+    id="bench.echo.v1",
+    primitive="echo",
+    function="benchmark",
+    version=1,
+    title="Echo",
+    summary="A trivial prompt: the benchmark measures the runner, not a workload.",
+    modes=("single-shot",),
+    unit="n/a",
+    volume=1,
+    prompt_template="Echo {x}.",
+    output_schema={"type": "string"},
+    generate=_generate,
+    prompt=_prompt,
+    grade=_grade,
+)
+
+
+def _serve(latency: float, rate: float, burst: float, port_out: mp.Queue, stop: mp.Event) -> None:
+    from ledgerrate.testing.fake_provider import FakeProviderServer
+
+    with FakeProviderServer(latency_s=latency, rate_limit_per_s=rate, burst=burst) as fake:
+        port_out.put(fake.base_url("openai"))
+        stop.wait()
+
+
+def _edition(root: Path, base_url: str, n: int, concurrency: int) -> None:
+    now = dt.datetime.now(dt.UTC)
+    stamp = now.isoformat()
+    write_yaml(
+        root / "edition.yaml",
+        {
+            "id": root.name,
+            "date": now.date().isoformat(),
+            "methodology_version": "1.0",
+            "window": {"opens": stamp, "closes": (now + dt.timedelta(hours=72)).isoformat()},
+            "workloads": [{"id": WORKLOAD.id, "n": n}],
+            "models": [
+                {
+                    "id": "fake",
+                    "name": "fake",
+                    "provider": "openai",
+                    "family": "openai",
+                    "api_model": "fake-default",
+                    "base_url": base_url,
+                    "api_key_env": KEY_ENV,
+                    "concurrency": concurrency,
+                }
+            ],
+        },
+    )
+    price = {
+        "input_per_mtok": "1",
+        "output_per_mtok": "1",
+        "source_url": "bench",
+        "retrieved_at": stamp,
+    }
+    write_yaml(root / "pricing.yaml", {"frozen_at": stamp, "models": {"fake": price}})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--rate", type=float, default=100.0, help="fake's limit, requests/s")
+    parser.add_argument("--burst", type=float, default=10.0)
+    parser.add_argument("--latency", type=float, default=0.1, help="fake's reply latency, s")
+    parser.add_argument("--concurrency", type=int, default=32, help="runner's global cap")
+    args = parser.parse_args()
+
+    ctx = mp.get_context("spawn")
+    port_q: mp.Queue = ctx.Queue()
+    stop = ctx.Event()
+    server = ctx.Process(target=_serve, args=(args.latency, args.rate, args.burst, port_q, stop))
+    server.start()
+    try:
+        base_url = port_q.get(timeout=30)
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["LEDGERRATE_PRIVATE_DIR"] = str(Path(tmp) / "private")
+            os.environ[KEY_ENV] = "bench-not-a-secret"
+            root = Path(tmp) / "editions" / "bench"
+            _edition(root, base_url, args.requests, args.concurrency)
+            lookup = {WORKLOAD.id: WORKLOAD}.__getitem__
+            register_edition(root, lookup=lookup)
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            summary = run_edition(
+                root,
+                RunOptions(concurrency=args.concurrency),
+                lookup=lookup,
+                console=Console(file=io.StringIO()),
+                show_progress=False,
+            )
+            wall = time.perf_counter() - wall0
+            cpu = time.process_time() - cpu0
+            records = read_jsonl(
+                root / "runs" / WORKLOAD.id / "fake" / "single-shot.jsonl", RunRecord
+            )
+    finally:
+        stop.set()
+        server.join(timeout=10)
+    statuses = Counter(r.status.value for r in records)
+    completed = statuses.get("completed", 0)
+    achieved = completed / wall
+    latency_ms = args.latency * 1000
+    limit = f"{args.rate:g} req/s limit (burst {args.burst:g})"
+    print(f"fake provider: {limit}, latency {latency_ms:g} ms")
+    print(f"runner: global concurrency {args.concurrency}; attempts by status: {dict(statuses)}")
+    print(f"missing items: {summary.missing}")
+    print(f"completed {completed} requests in {wall:.2f} s = {achieved:.1f} req/s")
+    print(f"throughput / limit = {achieved / args.rate:.3f}  (goal >= 0.95)")
+    attempts = sum(statuses.values())
+    per_request_ms = cpu / attempts * 1000
+    print(f"runner CPU: {cpu:.2f} s = {per_request_ms:.2f} ms per request ({attempts} attempts)")
+
+
+if __name__ == "__main__":
+    main()
