@@ -10,6 +10,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
+def usd(amount: Decimal) -> str:
+    """Dollars for a person: cents where they matter, significant digits for tiny sums, so a
+    baseline's fraction of a cent never reads as $0."""
+    if amount == 0:
+        return "$0"
+    if abs(amount) >= Decimal("0.01"):
+        return f"${amount:,.4f}"
+    return f"${amount:.3g}"
+
+
 class CellProgress:
     """One bar per cell; `advance` after every finished item, `spent` after every attempt."""
 
@@ -19,7 +29,7 @@ class CellProgress:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("${task.fields[spend]}"),
+            TextColumn("{task.fields[spend]}"),
             TextColumn("{task.fields[note]}"),
             TimeElapsedColumn(),
             console=self.console,
@@ -40,15 +50,16 @@ class CellProgress:
     ) -> None:
         self._progress.__exit__(kind, exc, tb)
 
-    def add(self, key: str, label: str, total: int, done: int) -> None:
-        self._spend[key] = Decimal(0)
+    def add(self, key: str, label: str, total: int, done: int, spent: Decimal = Decimal(0)) -> None:
+        """`done` and `spent`: what the sitting being resumed already holds."""
+        self._spend[key] = spent
         self._tasks[key] = self._progress.add_task(
-            label, total=total, completed=done, spend="0.0000", note=""
+            label, total=total, completed=done, spend=usd(spent), note=""
         )
 
-    def spent(self, key: str, usd: Decimal, note: str = "") -> None:
-        self._spend[key] += usd
-        fields = {"spend": f"{self._spend[key]:.4f}"}
+    def spent(self, key: str, amount: Decimal, note: str = "") -> None:
+        self._spend[key] += amount
+        fields = {"spend": usd(self._spend[key])}
         if note:
             fields["note"] = note
         self._progress.update(self._tasks[key], **fields)  # type: ignore[arg-type]
@@ -75,7 +86,7 @@ class CellSummary:
         head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
         if self.already_complete:
             return f"{head}: complete; --new-sitting to re-run"
-        text = f"{head}: {self.finished}/{self.items} finished, ${self.spend_usd:.6f} spent"
+        text = f"{head}: {self.finished}/{self.items} finished, {usd(self.spend_usd)} spent"
         if self.infra_excluded:
             text += f", {self.infra_excluded} infra-excluded attempt(s)"
         if self.missing:

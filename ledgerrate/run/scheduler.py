@@ -229,7 +229,8 @@ def run_edition(
     with CellProgress(console, enabled=show_progress) as progress:
         for cell in cells:
             if not cell.plan.complete_already:
-                progress.add(cell.key, cell.key, cell.summary.items, cell.plan.finished)
+                summary = cell.summary
+                progress.add(cell.key, cell.key, summary.items, summary.finished, summary.spend_usd)
         try:
             asyncio.run(runner.run([c for c in cells if c.plan.todo], progress, transport))
         except* _ConfigStop as group:
