@@ -84,8 +84,8 @@ class _Cell:
         return f"{self.workload.id}/{self.spec.id}/{self.mode.value}"
 
 
-class _ConfigStop(Exception):
-    pass
+class _StopRun(Exception):
+    """Ends the whole run: a configuration the provider refuses, or the window closing."""
 
 
 def baseline_mode(workload: Workload) -> Mode:
@@ -233,7 +233,7 @@ def run_edition(
                 progress.add(cell.key, cell.key, summary.items, summary.finished, summary.spend_usd)
         try:
             asyncio.run(runner.run([c for c in cells if c.plan.todo], progress, transport))
-        except* _ConfigStop as group:
+        except* _StopRun as group:
             message = str(group.exceptions[0])
             raise UsageProblem(rawlog.redact(message, list(keys.values()))) from None
     summary = RunSummary(edition.manifest.id, outside, [c.summary for c in cells])
@@ -319,7 +319,7 @@ class _Runner:
             async with self.active:
                 record, attempt = await self.attempt(cell, item, first_attempt + k)
             if attempt is not None and attempt.config_error is not None:
-                raise _ConfigStop(
+                raise _StopRun(
                     f"model {cell.spec.id!r}: the provider refused the request "
                     f"({attempt.config_error}); check base_url, api_model and the key in "
                     f"${cell.spec.api_key_env}. The run stopped; finished records are kept."
@@ -344,10 +344,23 @@ class _Runner:
                 await asyncio.sleep(self.retry.delay(k + 1, retry_after, self.rng))
         cell.summary.missing.append(item.id)
 
+    def _outside(self, started: dt.datetime) -> bool:
+        """Whether this attempt starts outside the window; a window that closes mid-run stops
+        the run (unless allowed), since records started after it would not be registered runs."""
+        window = self.edition.manifest.window
+        outside = self.outside or not (window.opens <= started <= window.closes)
+        if outside and not self.options.allow_outside_window:
+            raise _StopRun(
+                f"the edition window closed at {window.closes.isoformat()}; the run stopped and "
+                "finished records are kept (--allow-outside-window continues, flagged)"
+            )
+        return outside
+
     async def attempt(
         self, cell: _Cell, item: Item, number: int
     ) -> tuple[RunRecord, agent.Attempt | None]:
         started = self.clock()
+        outside = self._outside(started)
         clock = time.perf_counter()
         prompt = cell.workload.prompt(item)
         if cell.spec.provider == ProviderFamily.baseline:
@@ -358,7 +371,7 @@ class _Runner:
                 self.edition.pricing,
                 **self._ids(cell, item, number),
                 started_at=started,
-                outside_window=self.outside,
+                outside_window=outside,
                 dataset_hash=cell.dataset_hash,
                 prompt_hash=prompt.hash,
             )
@@ -385,7 +398,7 @@ class _Runner:
             latency_s=time.perf_counter() - clock,
             status=result.status,
             failure=result.failure,
-            outside_window=self.outside,
+            outside_window=outside,
             dataset_hash=cell.dataset_hash,
             prompt_hash=prompt.hash,
             request=result.request,

@@ -348,3 +348,21 @@ def test_runner_never_grades() -> None:
         assert "ledgerrate.grade" not in text, name
         assert ".grade(" not in text, name
         assert "import grade" not in text, name
+
+
+def test_window_closing_mid_run_stops_it(edition_factory, lookup) -> None:
+    root = registered(edition_factory, lookup, models=[model("m1")])
+    from ledgerrate.edition import load_edition
+
+    closes = load_edition(root).manifest.window.closes
+    ticks = iter([closes - dt.timedelta(minutes=1)] * 3)  # the check, then two attempts
+    after = closes + dt.timedelta(seconds=1)
+
+    def clock() -> dt.datetime:
+        return next(ticks, after)
+
+    opts = RunOptions(modes=["single-shot"], concurrency=1)
+    with pytest.raises(UsageProblem, match="window closed"):
+        run(root, lookup, stub.sum_script, options=opts, now=clock)
+    recs = records(root, "toy.add.v1", "m1", "single-shot")
+    assert 1 <= len(recs) < 4 and not any(r.outside_window for r in recs)
