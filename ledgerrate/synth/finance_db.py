@@ -346,6 +346,9 @@ def materialise(data: dict[str, Any], folder: Path, name: str = "finance.sqlite"
 _CACHE_DIR: tempfile.TemporaryDirectory[str] | None = None
 
 
+_CACHE_LOCK = threading.Lock()
+
+
 def cached_file(data: dict[str, Any]) -> Path:
     """A SQLite file for `data`, written once per process; graders only ever read copies of it."""
     global _CACHE_DIR
@@ -353,10 +356,13 @@ def cached_file(data: dict[str, Any]) -> Path:
         _CACHE_DIR = tempfile.TemporaryDirectory(prefix="ledgerrate-financedb-")
     digest = sha256_json(data)
     path = Path(_CACHE_DIR.name) / f"{digest}.sqlite"
-    if not path.exists():
-        # A private partial name, then an atomic rename: concurrent graders never see half a file.
-        partial = f"{digest}.{os.getpid()}.{threading.get_ident()}.partial"
-        os.replace(materialise(data, Path(_CACHE_DIR.name), partial), path)
+    # One writer at a time: without the lock two threads could both find the file missing and
+    # the second rename would replace a file the first thread's readers already hold open,
+    # which SQLite reports as a disk I/O error (seen under the runner's concurrent baselines).
+    with _CACHE_LOCK:
+        if not path.exists():
+            partial = f"{digest}.{os.getpid()}.{threading.get_ident()}.partial"
+            os.replace(materialise(data, Path(_CACHE_DIR.name), partial), path)
     return path
 
 
