@@ -125,6 +125,12 @@ def _latency(items: pd.DataFrame, q: float) -> float | None:
 
 def _own_flags(data: CellData) -> list[str]:
     flags = []
+    pending = int((data.items["outcome"] == "pending_judge").sum())
+    if pending:
+        flags.append(
+            f"{pending} runs pending judge: pass rate and CPO are withheld until every run "
+            "has its grade"
+        )
     ungraded = int((data.items["outcome"] == "ungraded").sum())
     if ungraded:
         flags.append(f"{ungraded} completed runs have no grade record yet")
@@ -158,16 +164,22 @@ def cell_result(
     pending = int((outcomes == "pending_judge").sum())
     graded = int(outcomes.isin(["pass", "fail"]).sum())
     spend = money_sum(items["spend_usd"])
-    cell_cpo = cpo(spend, passes)
-    boot = bootstrap_cpo(
-        np.array([float(v) for v in items["spend_usd"]]),
-        (outcomes == "pass").to_numpy(),
-        keyed_rng(seed, "cpo", workload, model, mode),
-        reps,
+    # A run pending its judge is neither pass nor fail, so a pass rate or CPO over a cell with
+    # such runs would state something not yet measured: both are withheld until every counted
+    # run has its grade (the cell says how many are pending).
+    settled_grades = n > 0 and graded == n
+    cell_cpo = cpo(spend, passes) if settled_grades else None
+    boot = (
+        bootstrap_cpo(
+            np.array([float(v) for v in items["spend_usd"]]),
+            (outcomes == "pass").to_numpy(),
+            keyed_rng(seed, "cpo", workload, model, mode),
+            reps,
+        )
+        if settled_grades
+        else None
     )
-    # Pass rate is defined once something is graded; pending and ungraded runs count as not
-    # (yet) passed, and the cell cannot qualify until they are settled.
-    pass_rate = passes / n if n and (graded or pending) else None
+    pass_rate = passes / n if settled_grades else None
     missing = max(data.n_expected - n, 0)
     settled = n > 0 and missing == 0 and graded == n
     qualifying = settled and pass_rate is not None and pass_rate >= QUALITY_BAR

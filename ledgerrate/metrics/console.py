@@ -29,12 +29,16 @@ def span(interval: Interval | None, money: bool = False) -> str:
 
 
 def _cpo(cell: CellResult) -> str:
+    if cell.pending_judge:
+        return "pending judge"
     if cell.cpo_usd is None:
         return NO_OUTCOME if cell.n else "—"
     return f"{usd(cell.cpo_usd)} {span(cell.cpo_ci, money=True)}"
 
 
 def _rate(cell: CellResult) -> str:
+    if cell.pending_judge:
+        return f"pending judge ({cell.pending_judge} of {cell.n}; {cell.passes} passed so far)"
     if cell.pass_rate is None:
         return "—"
     pending = f" (+{cell.pending_judge} pending)" if cell.pending_judge else ""

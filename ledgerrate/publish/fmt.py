@@ -38,13 +38,23 @@ def interval(ci: Interval | None, *, money: bool = False) -> str:
     return f"[{float(ci.lo):.2f}, {float(ci.hi):.2f}]"
 
 
+PENDING = "pending judge"
+
+
 def pass_rate(cell: CellResult) -> str:
+    if cell.pending_judge:
+        return (
+            f"{PENDING}: {cell.pending_judge} of {cell.n} runs await the judge "
+            f"({cell.passes} passed so far); no rate is stated until all are graded"
+        )
     if cell.pass_rate is None:
         return "not graded yet"
     return f"{cell.passes}/{cell.n} = {rate(cell.pass_rate)} {interval(cell.pass_rate_ci)}"
 
 
 def cpo(cell: CellResult) -> str:
+    if cell.pending_judge:
+        return PENDING
     if cell.cpo_usd is None:
         return NO_SUCCESS
     return f"{usd(cell.cpo_usd)} {interval(cell.cpo_ci, money=True)}"

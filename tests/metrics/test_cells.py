@@ -160,3 +160,18 @@ def test_outside_flags_pass_through(build) -> None:
     runs, grades = build.graded_cell(15)
     cell = result(build, runs, grades, flags=["judge–human disagreement 20%: full manual regrade"])
     assert cell.flags == ["judge–human disagreement 20%: full manual regrade"]
+
+
+def test_pending_judge_withholds_pass_rate_and_cpo(build) -> None:
+    """A run awaiting its judge is neither pass nor fail: no rate or CPO is stated yet."""
+    runs, _ = build.graded_cell(15)
+    grades = [build.grade(r, "pass") for r in runs[:10]]
+    grades += [build.grade(r, "pending_judge") for r in runs[10:]]
+    cell = result(build, runs, grades)
+    assert cell.passes == 10 and cell.pending_judge == 5
+    assert cell.pass_rate is None and cell.pass_rate_ci is None
+    assert cell.cpo_usd is None and cell.cpo_ci is None
+    assert not cell.qualifying
+    assert any("5 runs pending judge" in flag for flag in cell.flags)
+    settled = result(build, runs, [build.grade(r, "pass") for r in runs])
+    assert settled.pass_rate == 1.0 and settled.cpo_usd is not None
