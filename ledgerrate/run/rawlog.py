@@ -25,10 +25,24 @@ FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})
 
 
 def run_id(
-    edition: str, sitting: int, workload: str, model: str, mode: str, item_id: str, attempt: int
+    edition: str,
+    sitting: int,
+    workload: str,
+    model: str,
+    mode: str,
+    item_id: str,
+    attempt: int,
+    *,
+    kind: str = "registered",
 ) -> str:
-    """Deterministic: the same attempt of the same item always has the same id."""
-    key = canonical_json([edition, sitting, workload, model, mode, item_id, attempt])
+    """Deterministic: the same attempt of the same item always has the same id.
+
+    Reproductions number their sittings from 1 too, so their kind is part of the key: reproduction
+    sitting 1 must never share an id (and so a grade) with registered sitting 1. Registered ids
+    keep their original key, so ids already published do not change.
+    """
+    fields: list[object] = [edition, sitting, workload, model, mode, item_id, attempt]
+    key = canonical_json(fields if kind == "registered" else [kind, *fields])
     return "r-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 

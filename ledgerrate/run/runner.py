@@ -1,0 +1,345 @@
+"""Running planned cells: the one code path behind `run` (registered sittings) and `reproduce`.
+
+A cell says which log it appends to and which kind of record it writes; everything else (caps,
+retries, the window check per attempt, sealing, fsync per record) is the same for both, so a
+reproduction is measured exactly as the registered run it repeats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from rich.console import Console
+
+from ledgerrate.edition import Edition
+from ledgerrate.errors import UsageProblem
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    InfraError,
+    Provider,
+    ProviderFactory,
+    RateLimited,
+)
+from ledgerrate.providers.baseline import baseline_record
+from ledgerrate.run import agent, rawlog
+from ledgerrate.run.limits import Limits, RetryPolicy
+from ledgerrate.run.progress import CellProgress, CellSummary
+from ledgerrate.schema import (
+    Cost,
+    Mode,
+    ModelSpec,
+    ProviderFamily,
+    RunRecord,
+    RunStatus,
+    Usage,
+)
+from ledgerrate.workloads.base import Dataset, Item, Workload
+
+RecordKind = Literal["registered", "reproduction"]
+
+
+def baseline_mode(workload: Workload) -> Mode:
+    """A reference solver does not change with the mode: it runs once, single-shot if allowed."""
+    return Mode.single_shot if Mode.single_shot.value in workload.modes else Mode(workload.modes[0])
+
+
+def cell_applies(workload: Workload, spec: ModelSpec, mode: Mode) -> bool:
+    """Whether (workload, model, mode) is a cell of the edition at all."""
+    if mode.value not in workload.modes:
+        return False
+    if spec.provider == ProviderFamily.baseline:
+        return workload.baseline is not None and mode == baseline_mode(workload)
+    return True
+
+
+def api_keys(models: Sequence[ModelSpec]) -> dict[str, str]:
+    keys, problems = {}, []
+    for spec in models:
+        if spec.provider == ProviderFamily.baseline:
+            continue
+        assert spec.api_key_env is not None
+        value = os.environ.get(spec.api_key_env, "")
+        if not value.strip():
+            problems.append(
+                f"model {spec.id!r}: environment variable {spec.api_key_env} is not set "
+                "(it must hold the API key)"
+            )
+        keys[spec.id] = value
+    if problems:
+        raise UsageProblem(*problems)
+    return keys
+
+
+def outside_window(edition: Edition, now: dt.datetime) -> bool:
+    window = edition.manifest.window
+    return not (window.opens <= now <= window.closes)
+
+
+@dataclass
+class Cell:
+    workload: Workload
+    spec: ModelSpec
+    mode: Mode
+    dataset: Dataset
+    dataset_hash: str
+    path: Path
+    plan: rawlog.SittingPlan
+    summary: CellSummary
+    kind: RecordKind = "registered"
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload.id}/{self.spec.id}/{self.mode.value}"
+
+
+def make_cell(
+    workload: Workload,
+    spec: ModelSpec,
+    mode: Mode,
+    dataset: Dataset,
+    dataset_hash: str,
+    path: Path,
+    records: Sequence[RunRecord],
+    plan: rawlog.SittingPlan,
+    kind: RecordKind = "registered",
+) -> Cell:
+    """A planned cell; its summary starts from what the planned sitting already holds."""
+    spent = sum((r.cost.total_usd for r in records if r.sitting == plan.sitting), Decimal(0))
+    summary = CellSummary(
+        workload.id,
+        spec.id,
+        mode.value,
+        plan.sitting,
+        len(plan.todo) + plan.finished,
+        plan.finished,
+        spend_usd=spent,
+        already_complete=plan.complete_already,
+    )
+    return Cell(workload, spec, mode, dataset, dataset_hash, path, plan, summary, kind)
+
+
+class StopRun(Exception):
+    """Ends the whole run: a configuration the provider refuses, or the window closing."""
+
+
+class Runner:
+    def __init__(
+        self,
+        *,
+        edition: Edition,
+        keys: dict[str, str],
+        factory: ProviderFactory | None,
+        retry: RetryPolicy,
+        clock: Callable[[], dt.datetime],
+        outside: bool,
+        concurrency: int,
+        allow_outside_window: bool,
+    ) -> None:
+        self.edition = edition
+        self.keys = keys
+        self.secrets = [k for k in keys.values() if k]
+        self.factory = factory
+        self.retry = retry
+        self.clock = clock
+        self.outside = outside
+        self.concurrency = max(1, concurrency)
+        self.allow_outside_window = allow_outside_window
+        self.rng = random.Random()
+        self.completes: dict[str, agent.Complete] = {}
+        self.bodies: dict[str, agent.BodyFn | None] = {}
+
+    def execute(
+        self,
+        cells: list[Cell],
+        *,
+        transport: httpx.AsyncBaseTransport | None,
+        console: Console,
+        show_progress: bool,
+    ) -> None:
+        """Run every cell's plan under one progress display; a StopRun becomes a UsageProblem."""
+        with CellProgress(console, enabled=show_progress) as progress:
+            for cell in cells:
+                if not cell.plan.complete_already:
+                    s = cell.summary
+                    progress.add(cell.key, cell.key, s.items, s.finished, s.spend_usd)
+            try:
+                asyncio.run(self.run([c for c in cells if c.plan.todo], progress, transport))
+            except* StopRun as group:
+                message = str(group.exceptions[0])
+                raise UsageProblem(rawlog.redact(message, list(self.keys.values()))) from None
+
+    async def run(
+        self, cells: list[Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
+    ) -> None:
+        if not cells:
+            return
+        concurrency = self.concurrency
+        self.limits = Limits(concurrency, self.retry.recover_after)
+        # Bounds how many items hold a sandbox at once; requests are bounded by `limits`.
+        self.active = asyncio.Semaphore(concurrency * 2)
+        self.progress = progress
+        # A pool no larger than the requests in flight: httpcore scans every pooled connection
+        # on each request, so idle extras cost CPU for nothing.
+        pool = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(transport=transport, limits=pool) as client:
+            factory = self.factory
+            if factory is None:
+                from ledgerrate.providers import make_provider
+
+                factory = make_provider
+            for cell in cells:
+                spec = cell.spec
+                if spec.provider != ProviderFamily.baseline and spec.id not in self.completes:
+                    provider = factory(spec, client, self.keys[spec.id])
+                    self.completes[spec.id] = self._limited(spec, provider)
+                    self.bodies[spec.id] = getattr(provider, "request_body", None)
+            async with asyncio.TaskGroup() as group:
+                for cell in cells:
+                    for item_id, attempt in cell.plan.todo.items():
+                        group.create_task(self.item(cell, cell.dataset.item(item_id), attempt))
+
+    def _limited(self, spec: ModelSpec, provider: Provider) -> agent.Complete:
+        """provider.complete under the global and the endpoint's adaptive cap."""
+        limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
+
+        async def complete(request: CompletionRequest) -> Completion:
+            async with self.limits.request(limit) as epoch:
+                try:
+                    result = await provider.complete(request)
+                except InfraError as exc:
+                    if isinstance(exc, RateLimited) or exc.status == 429:
+                        await limit.throttled(exc.retry_after, epoch)
+                    raise
+            await limit.succeeded()
+            return result
+
+        return complete
+
+    async def item(self, cell: Cell, item: Item, first_attempt: int) -> None:
+        """Attempts of one item until one counts (completed or model failure) or retries end."""
+        for k in range(self.retry.max_attempts):
+            async with self.active:
+                record, attempt = await self.attempt(cell, item, first_attempt + k)
+            if attempt is not None and attempt.config_error is not None:
+                raise StopRun(
+                    f"model {cell.spec.id!r}: the provider refused the request "
+                    f"({attempt.config_error}); check base_url, api_model and the key in "
+                    f"${cell.spec.api_key_env}. The run stopped; finished records are kept."
+                )
+            # fsync per record (~5 ms) is slow next to an HTTP round trip: a worker thread keeps
+            # it off the event loop. Appends to one cell from several threads are safe (one
+            # O_APPEND write per record) and their fsyncs overlap, so a busy cell is not capped
+            # at one record per fsync.
+            await asyncio.to_thread(rawlog.append_record, cell.path, record)
+            cell.summary.attempts += 1
+            cell.summary.spend_usd += record.cost.total_usd
+            if record.status != RunStatus.infra_excluded:
+                cell.summary.finished += 1
+                self.progress.spent(cell.key, record.cost.total_usd)
+                self.progress.advance(cell.key)
+                return
+            cell.summary.infra_excluded += 1
+            note = f"{cell.summary.infra_excluded} infra-excluded"
+            self.progress.spent(cell.key, record.cost.total_usd, note)
+            if k + 1 < self.retry.max_attempts:
+                retry_after = attempt.retry_after if attempt is not None else None
+                await asyncio.sleep(self.retry.delay(k + 1, retry_after, self.rng))
+        cell.summary.missing.append(item.id)
+
+    def _outside(self, started: dt.datetime) -> bool:
+        """Whether this attempt starts outside the window; a window that closes mid-run stops
+        the run (unless allowed), since records started after it would not be registered runs."""
+        outside = self.outside or outside_window(self.edition, started)
+        if outside and not self.allow_outside_window:
+            closes = self.edition.manifest.window.closes
+            raise StopRun(
+                f"the edition window closed at {closes.isoformat()}; the run stopped and "
+                "finished records are kept (--allow-outside-window continues, flagged)"
+            )
+        return outside
+
+    async def attempt(
+        self, cell: Cell, item: Item, number: int
+    ) -> tuple[RunRecord, agent.Attempt | None]:
+        started = self.clock()
+        outside = self._outside(started)
+        clock = time.perf_counter()
+        prompt = cell.workload.prompt(item)
+        if cell.spec.provider == ProviderFamily.baseline:
+            record = await baseline_record(
+                cell.workload,
+                item,
+                cell.dataset,
+                self.edition.pricing,
+                **self._ids(cell, item, number),
+                started_at=started,
+                outside_window=outside,
+                dataset_hash=cell.dataset_hash,
+                prompt_hash=prompt.hash,
+            )
+            return record, None
+        complete = self.completes[cell.spec.id]
+        pricing = self.edition.pricing
+        if cell.mode == Mode.single_shot:
+            body = self.bodies[cell.spec.id]
+            result = await agent.single_shot(complete, cell.spec, prompt, pricing, body)
+        else:
+            result = await agent.agentic_in_sandbox(
+                complete,
+                cell.spec,
+                prompt,
+                pricing,
+                (cell.workload, item, cell.dataset),
+                body=self.bodies[cell.spec.id],
+            )
+        usage_basis, cost_basis = rawlog.call_bases(result.calls)
+        record = RunRecord(
+            **self._ids(cell, item, number),
+            started_at=started,
+            finished_at=self.clock(),
+            latency_s=time.perf_counter() - clock,
+            status=result.status,
+            failure=result.failure,
+            outside_window=outside,
+            dataset_hash=cell.dataset_hash,
+            prompt_hash=prompt.hash,
+            request=result.request,
+            calls=result.calls,
+            steps=result.steps,
+            answer=result.answer,
+            tool_state=result.tool_state,
+            usage=sum((c.usage for c in result.calls), Usage()),
+            usage_basis=usage_basis,
+            cost=sum((c.cost for c in result.calls), Cost()),
+            cost_basis=cost_basis,
+        )
+        return rawlog.seal(record, self.secrets), result
+
+    def _ids(self, cell: Cell, item: Item, number: int) -> dict[str, Any]:
+        edition = self.edition.manifest.id
+        sitting = cell.plan.sitting
+        wid, mid, mode = cell.workload.id, cell.spec.id, cell.mode.value
+        return {
+            "run_id": rawlog.run_id(
+                edition, sitting, wid, mid, mode, item.id, number, kind=cell.kind
+            ),
+            "edition": edition,
+            "sitting": sitting,
+            "kind": cell.kind,
+            "workload": wid,
+            "model": mid,
+            "mode": cell.mode,
+            "item_id": item.id,
+            "attempt": number,
+        }
