@@ -74,6 +74,8 @@ def edition_dirs(editions: Path) -> list[Path]:
 
 def build_site(editions: Path, out: Path) -> Path:
     """Render every edition in `editions` and build the HTML site into `out/site`."""
+    # mkdocs resolves relative paths against mkdocs.yml, not the working directory.
+    editions, out = Path(editions).resolve(), Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     # 0. every edition's figures, once; a published edition changed without an erratum that
     #    names the change stops the build here, before anything is written

@@ -7,7 +7,7 @@ from decimal import Decimal
 from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text
-from ledgerrate.schema import CellResult, Interval
+from ledgerrate.schema import CellResult, Interval, RateLine
 
 NO_SUCCESS = "no successful outcome"
 
@@ -23,7 +23,20 @@ def usd(value: Decimal | float | None, *, cents: bool = False) -> str:
     if amount == 0:
         return "$0"
     digits = max(2, 4 - amount.adjusted() - 1)
-    return f"${amount:.{digits}f}"
+    text = f"{amount:.{digits}f}"
+    # Four significant digits at most, and no trailing zeros past the cents: a CPO stored to
+    # 1e-8 must not be printed as if it were known to 1e-11.
+    whole, _, frac = text.partition(".")
+    frac = frac.rstrip("0").ljust(2, "0")
+    return f"${whole}.{frac}"
+
+
+def rate_of(line: RateLine, volume: int) -> str:
+    """A rate-card rate (CPO × volume, to the cent). A rate under a cent is said to be one,
+    with its unrounded value, instead of reading as a free $0.00."""
+    if line.rate_usd == 0 and line.cpo_usd > 0:
+        return f"under $0.01 ({usd(line.cpo_usd * volume)})"
+    return usd(line.rate_usd, cents=True)
 
 
 def rate(value: float | None) -> str:

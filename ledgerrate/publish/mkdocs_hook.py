@@ -15,10 +15,13 @@ SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
 
 def on_config(config: Any) -> Any:
-    if os.environ.get(SKIP_RENDER_ENV) == "1":
-        return config
-    from ledgerrate.publish.render import render_docs
+    from ledgerrate.publish.nav import site_nav
 
-    root = Path(config.config_file_path).resolve().parent
-    render_docs(root / "editions", Path(config.docs_dir))
+    if os.environ.get(SKIP_RENDER_ENV) != "1":
+        from ledgerrate.publish.render import render_docs
+
+        root = Path(config.config_file_path).resolve().parent
+        render_docs(root / "editions", Path(config.docs_dir))
+    if not config.nav:
+        config.nav = site_nav(Path(config.docs_dir))
     return config

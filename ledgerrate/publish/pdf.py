@@ -8,7 +8,6 @@ the renderer fetch anything. The PDF is tagged (PDF/UA-1) and embeds its fonts.
 from __future__ import annotations
 
 import mimetypes
-from decimal import Decimal
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -17,7 +16,8 @@ from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish.fmt import usd
+from ledgerrate.publish import fmt
+from ledgerrate.publish.fmt import rate_of
 from ledgerrate.schema import EditionManifest, EditionResults, RateLine
 
 ASSETS = Path(__file__).resolve().parents[2] / "templates" / "pdf"
@@ -54,11 +54,11 @@ def footer_text(brand: str, methodology: str, date: str) -> str:
     return f"{brand} · methodology v{methodology} · {date}"
 
 
-def _rate(line: RateLine | None, none_text: str) -> str:
+def _rate(line: RateLine | None, none_text: str, volume: int) -> str:
     if line is None:
         return none_text
     return (
-        f"{usd(line.rate_usd, cents=True)} — {line.model_name} ({line.mode.value}), "
+        f"{rate_of(line, volume)} — {line.model_name} ({line.mode.value}), "
         f"pass rate {line.pass_rate:.2f}"
     )
 
@@ -67,7 +67,7 @@ def ratecard_context(results: EditionResults, manifest: EditionManifest) -> dict
     lines, references = [], []
     n = max((c.n for w in results.workloads for c in w.cells), default=15) or 15
     for workload in results.workloads:
-        flagship = _rate(workload.flagship, "no flagship evaluated")
+        flagship = _rate(workload.flagship, "no flagship evaluated", workload.volume)
         if workload.flagship is not None and workload.flagship_note:
             flagship += f" ({workload.flagship_note})"
         no_model = "no qualifying model" + (
@@ -78,20 +78,21 @@ def ratecard_context(results: EditionResults, manifest: EditionManifest) -> dict
                 "job": workload.unit,
                 "workload": workload.workload,
                 "volume": f"{workload.volume:,}",
-                "rate": _rate(workload.cheapest_qualifying, no_model),
+                "rate": _rate(workload.cheapest_qualifying, no_model, workload.volume),
                 "flagship": flagship,
             }
         )
-        if workload.reference is not None:
+        for cell in workload.cells:
+            if not cell.is_reference or cell.void:
+                continue
             ref = workload.reference
+            priced = ref is not None and (ref.model, ref.mode) == (cell.model, cell.mode)
             references.append(
                 {
                     "job": workload.unit,
-                    "pass_rate": f"{ref.pass_rate:.2f}",
-                    "rate": usd(ref.rate_usd, cents=True)
-                    if ref.rate_usd >= Decimal("0.01")
-                    else f"{usd(ref.rate_usd)} (under a cent)",
-                    "basis": ref.cost_basis,
+                    "pass_rate": fmt.pass_rate(cell),
+                    "rate": rate_of(ref, workload.volume) if priced else fmt.cpo(cell),
+                    "basis": cell.cost_basis,
                 }
             )
     date = results.date.isoformat()

@@ -38,12 +38,18 @@ def test_hook_renders_then_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     fixtures = {"2026-07": write_edition(tmp_path / "editions", "2026-07", "2026-07-01")}
     monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
     docs = tmp_path / "build" / "docs"
-    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(docs))
+    config = SimpleNamespace(
+        config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(docs), nav=None
+    )
     hook = _hook()
     monkeypatch.delenv(hook.SKIP_RENDER_ENV, raising=False)
     assert hook.on_config(config) is config
     home = docs / "index.md"
     assert "Rate card" in home.read_text("utf-8")
+    # Titles come from each page's heading, not from URL segments such as `2026-07`.
+    sections = {next(iter(entry)): entry[next(iter(entry))] for entry in config.nav}
+    assert sections["Rate card"] == "index.md"
+    assert "Editions" in sections and "Workloads" in sections
     home.unlink()
     monkeypatch.setenv(hook.SKIP_RENDER_ENV, "1")
     hook.on_config(config)
