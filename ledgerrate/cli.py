@@ -240,6 +240,14 @@ def bundle(
 
 @app.command()
 @friendly
-def reproduce(edition: EditionDir) -> None:
+def reproduce(
+    edition: EditionDir,
+    cell: Annotated[str, typer.Option("--cell", help="The cell, as workload/model/mode.")],
+    items: Annotated[
+        list[str] | None, typer.Option("--items", help="Only these item ids (default: all).")
+    ] = None,
+) -> None:
     """Run a cell again live, recorded as a reproduction (never replaces the registered one)."""
-    not_yet(6)
+    from ledgerrate.run.reproduce import reproduce_cell
+
+    typer.echo(reproduce_cell(edition, cell, items=items).line())
