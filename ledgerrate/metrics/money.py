@@ -1,7 +1,8 @@
 """Money arithmetic of the figures: exact Decimal, quantized once, at the end.
 
 Spend is summed exactly from the run records. Only the published ratios are rounded: CPO to
-1e-8 USD (fine enough that a reference baseline's sub-cent CPO is not rounded to zero) and a
+1e-12 USD, the quantum of compute costs (a reference baseline's CPO can be a billionth of a
+dollar, and a coarser quantum rounded real figures to zero), and a
 rate-card rate to the cent. Banker's rounding (ROUND_HALF_EVEN) so that rounding carries no
 systematic bias across many cells.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-CPO_QUANTUM = Decimal("0.00000001")
+CPO_QUANTUM = Decimal("0.000000000001")
 RATE_QUANTUM = Decimal("0.01")
 
 

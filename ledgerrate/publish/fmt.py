@@ -25,7 +25,7 @@ def usd(value: Decimal | float | None, *, cents: bool = False) -> str:
     digits = max(2, 4 - amount.adjusted() - 1)
     text = f"{amount:.{digits}f}"
     # Four significant digits at most, and no trailing zeros past the cents: a CPO stored to
-    # 1e-8 must not be printed as if it were known to 1e-11.
+    # 1e-12 must not be printed with trailing zeros it does not have.
     whole, _, frac = text.partition(".")
     frac = frac.rstrip("0").ljust(2, "0")
     return f"${whole}.{frac}"

@@ -40,7 +40,7 @@ def test_model_failures_count_as_fails_and_their_spend_is_in_cpo(build) -> None:
     cell = result(build, [*runs, failed], grades)
     assert cell.n == 15 and cell.model_failures == 1 and cell.passes == 13
     assert cell.spend_usd == Decimal("0.19")
-    assert cell.cpo_usd == (Decimal("0.19") / 13).quantize(Decimal("1e-8"))
+    assert cell.cpo_usd == (Decimal("0.19") / 13).quantize(Decimal("1e-12"))
 
 
 def test_infra_exclusions_are_reported_apart_and_never_counted(build) -> None:

@@ -14,11 +14,11 @@ passes = st.integers(min_value=1, max_value=1000)
 
 @given(spends, passes)
 def test_cpo_times_passes_is_spend_within_the_rounding_of_each_pass(spend, k) -> None:
-    # CPO is rounded once to the 1e-8 quantum, so k × CPO is off by at most k half-quanta.
+    # CPO is rounded once to the 1e-12 quantum, so k × CPO is off by at most k half-quanta.
     value = cpo(spend, k)
     assert value is not None
     assert abs(value * k - spend) <= k * CPO_QUANTUM / 2
-    assert value.as_tuple().exponent == -8
+    assert value.as_tuple().exponent == CPO_QUANTUM.as_tuple().exponent
 
 
 @given(spends, passes)

@@ -38,7 +38,7 @@ def test_edition_results_has_every_derived_figure(edition, lookup) -> None:
         ("ref", "single-shot"),
     ]
     assert wl.cheapest_qualifying.model == "cheap"
-    assert wl.cheapest_qualifying.cpo_usd == (Decimal("0.015") / 13).quantize(Decimal("1e-8"))
+    assert wl.cheapest_qualifying.cpo_usd == (Decimal("0.015") / 13).quantize(Decimal("1e-12"))
     assert wl.cheapest_qualifying.rate_usd == Decimal("1.15")
     assert wl.flagship.model == "big" and str(wl.flagship.mode) == "single-shot"
     assert wl.flagship_note is None

@@ -94,7 +94,7 @@ def manifest(edition_id: str, date: str, *, hostile: bool, reference_only: bool 
 
 
 def _cell(model: str, mode: Mode, passes: int, spend: str, *, ref: bool = False) -> CellResult:
-    cpo = (Decimal(spend) / passes).quantize(Decimal("1e-8")) if passes else None
+    cpo = (Decimal(spend) / passes).quantize(Decimal("1e-12")) if passes else None
     return CellResult(
         workload=WL,
         model=model,
