@@ -14,11 +14,14 @@ from typing import Any
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
     EditionResults,
     ErrataFile,
+    GradeRecord,
+    Mode,
     PricingTable,
     Registration,
     RunRecord,
@@ -43,6 +46,10 @@ class Edition:
     results: EditionResults
     # (workload, model, mode) → a few counted runs of the published sitting, for examples.
     examples: dict[tuple[str, str, str], list[RunRecord]] = field(default_factory=dict)
+    # (workload, model, mode) → its reproduction sittings: shown apart, never in a figure.
+    reproductions: dict[tuple[str, str, str], list[ReproductionSitting]] = field(
+        default_factory=dict
+    )
 
     @property
     def id(self) -> str:
@@ -75,6 +82,27 @@ def _examples(paths: EditionPaths, results: EditionResults) -> dict[tuple[str, s
     return found
 
 
+def _reproductions(
+    paths: EditionPaths, manifest: EditionManifest
+) -> dict[tuple[str, str, str], list[ReproductionSitting]]:
+    from ledgerrate.grade.stage import reproduction_grades
+
+    found = {}
+    for entry in manifest.workloads:
+        for spec in manifest.models:
+            for mode in Mode:
+                log = paths.reproductions(entry.id, spec.id, mode.value)
+                if not log.exists():
+                    continue
+                grades = reproduction_grades(paths, entry.id, spec.id, mode.value)
+                rows = reproduction_sittings(
+                    read_jsonl(log, RunRecord), read_jsonl(grades, GradeRecord)
+                )
+                if rows:
+                    found[(entry.id, spec.id, mode.value)] = rows
+    return found
+
+
 def load_edition(
     edition_dir: Path, results_fn: Callable[[Path], EditionResults] | None = None
 ) -> Edition:
@@ -101,6 +129,7 @@ def load_edition(
         cards=cards,
         results=results,
         examples=_examples(paths, results),
+        reproductions=_reproductions(paths, manifest),
     )
 
 

@@ -159,6 +159,17 @@ def _trend_section(site: Site, workload_id: str, docs: Path, rel_dir: str) -> di
     return {"points": points, "chart": chart, "versions": site.versions_of(base), "base": base}
 
 
+def _reproductions(
+    edition: Edition, workload_id: str, names: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The workload's cells with reproductions, each with its reproduction sittings."""
+    return [
+        {"model": model, "name": names.get(model, model), "mode": mode, "sittings": rows}
+        for (wid, model, mode), rows in sorted(edition.reproductions.items())
+        if wid == workload_id
+    ]
+
+
 def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) -> None:
     root = "../../"
     rel_dir = f"workloads/{segment(workload_id)}"
@@ -184,6 +195,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
                 "names": names,
                 "notes": _edition_notes(edition, workload=workload_id),
                 "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
+                "reproductions": _reproductions(edition, workload_id, names),
             }
         )
     latest_result: WorkloadResult = site.workloads[workload_id][-1][1]
