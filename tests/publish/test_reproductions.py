@@ -6,9 +6,13 @@ import datetime as dt
 import html
 from pathlib import Path
 
+import pytest
+
 from ledgerrate.grade.stage import reproduction_grades
 from ledgerrate.io import append_jsonl
 from ledgerrate.layout import EditionPaths
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish.build import build_site
 from ledgerrate.publish.load import load_editions
 from ledgerrate.publish.pages import make_env, render_workload
 from ledgerrate.publish.render import TEMPLATES
@@ -118,3 +122,19 @@ def test_no_section_without_reproductions(tmp_path: Path) -> None:
     render_workload(make_env(TEMPLATES), site, WL, tmp_path / "docs")
     text = (tmp_path / "docs" / "workloads" / WL / "index.md").read_text("utf-8")
     assert "Reproductions" not in text
+
+
+@pytest.mark.slow
+def test_built_site_shows_reproductions_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through `mkdocs build --strict`: the section's links resolve and its text stays inert."""
+    root = tmp_path / "editions"
+    fixtures = {EDITION: write_edition(root, EDITION, "2026-07-01", hostile=True)}
+    paths = EditionPaths(root / EDITION)
+    append_jsonl(paths.reproductions(WL, "small", "single-shot"), _repro(1, 0, 2))
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    site = build_site(root, tmp_path / "build")
+    page = (site / "workloads" / WL / "index.html").read_text("utf-8")
+    assert SENTENCE in html.unescape(page) and "<script>alert" not in page
+    assert "not graded" in page
