@@ -54,11 +54,6 @@ def friendly(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def not_yet(issue: int) -> None:
-    err.print(f"not built yet: this command arrives with issue #{issue}.")
-    sys.exit(3)
-
-
 @app.command()
 @friendly
 def schema(

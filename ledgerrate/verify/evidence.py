@@ -24,6 +24,7 @@ from ledgerrate.schema import (
     RunStatus,
     SeedFile,
 )
+from ledgerrate.verify.integrity import grade_logs, run_logs
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 
@@ -103,14 +104,6 @@ def check_seeds_and_datasets(
     return datasets
 
 
-def run_logs(paths: EditionPaths) -> list[Path]:
-    return sorted((paths.root / "runs").rglob("*.jsonl"))
-
-
-def grade_logs(paths: EditionPaths) -> list[Path]:
-    return sorted((paths.root / "grades").rglob("*.jsonl"))
-
-
 def check_prompts(
     paths: EditionPaths,
     registration: Registration,
@@ -120,7 +113,7 @@ def check_prompts(
 ) -> dict[str, RunRecord]:
     """Every run answered the registered dataset, with a prompt built from its item."""
     runs: dict[str, RunRecord] = {}
-    for log in run_logs(paths):
+    for log in run_logs(paths.root):
         rel = _rel(paths, log)
         for record in iter_jsonl(log, RunRecord):
             runs[record.run_id] = record
@@ -165,7 +158,7 @@ def check_prompts(
 
 def latest_grades(paths: EditionPaths) -> dict[str, tuple[str, GradeRecord]]:
     latest: dict[str, tuple[str, GradeRecord]] = {}
-    for log in grade_logs(paths):
+    for log in grade_logs(paths.root):
         for grade in iter_jsonl(log, GradeRecord):
             kept = latest.get(grade.run_id)
             if kept is None or grade.revision > kept[1].revision:

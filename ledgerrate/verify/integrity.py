@@ -30,7 +30,21 @@ TOP_LEVEL = {
     "published.json": PublishedEdition,
     "results.json": EditionResults,
 }
-LOGS = {"runs": RunRecord, "grades": GradeRecord, "reproductions": RunRecord}
+
+
+def run_logs(root: Path) -> list[Path]:
+    """Registered runs and reproductions (reproductions/grades holds grades, not runs)."""
+    grades = root / "reproductions" / "grades"
+    return sorted(
+        [*(root / "runs").rglob("*.jsonl")]
+        + [p for p in (root / "reproductions").rglob("*.jsonl") if grades not in p.parents]
+    )
+
+
+def grade_logs(root: Path) -> list[Path]:
+    return sorted(
+        [*(root / "grades").rglob("*.jsonl"), *(root / "reproductions" / "grades").rglob("*.jsonl")]
+    )
 
 
 def edition_files(root: Path) -> list[str]:
@@ -50,8 +64,8 @@ def check_schemas(root: Path, report: Report) -> None:
         _parse(report, path, root, lambda p, m=model: load_model(m, p))
     for card in sorted((root / "datasets").glob("*/card.json")):
         _parse(report, card, root, lambda p: load_model(DatasetCard, p))
-    for folder, model in LOGS.items():
-        for log in sorted((root / folder).rglob("*.jsonl")):
+    for model, logs in ((RunRecord, run_logs(root)), (GradeRecord, grade_logs(root))):
+        for log in logs:
             _parse(report, log, root, lambda p, m=model: _strict_jsonl(p, m))
 
 

@@ -19,18 +19,17 @@ from ledgerrate.schema import (
     RunRecord,
     UsageBasis,
 )
+from ledgerrate.verify.integrity import grade_logs, run_logs
 from ledgerrate.verify.report import Report
 
 
 def check_costs(paths: EditionPaths, pricing: PricingTable, report: Report) -> None:
     """Every call's cost is its usage at the frozen prices; every run's cost is their sum."""
-    for log in sorted(
-        [*(paths.root / "runs").rglob("*.jsonl"), *(paths.root / "reproductions").rglob("*.jsonl")]
-    ):
+    for log in run_logs(paths.root):
         rel = log.relative_to(paths.root).as_posix()
         for run in iter_jsonl(log, RunRecord):
             _check_run_cost(run, pricing, report, rel)
-    for log in sorted((paths.root / "grades").rglob("*.jsonl")):
+    for log in grade_logs(paths.root):
         rel = log.relative_to(paths.root).as_posix()
         for grade in iter_jsonl(log, GradeRecord):
             judge = grade.judge

@@ -177,3 +177,15 @@ def test_build_refuses_silent_change_and_accepts_erratum(edition_copy: Path) -> 
     )
     ensure_published(edition_copy, edition_results(edition_copy))
     assert json.loads((edition_copy / "results.json").read_text())
+
+
+def test_reproduction_is_verified_and_changes_no_published_figure(edition_copy: Path) -> None:
+    from ledgerrate.grade.stage import grade_edition
+    from ledgerrate.run.reproduce import reproduce_cell
+
+    reproduce_cell(edition_copy, "triage.ap-inbox.v1/reference/single-shot", show_progress=False)
+    grade_edition(edition_copy)
+    assert list((edition_copy / "reproductions").rglob("*.jsonl"))
+    report = verify_path(edition_copy)
+    assert report.ok, report.lines()
+    ensure_published(edition_copy, edition_results(edition_copy))  # figures unchanged
