@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# How the bundled demo editions in editions/ were produced: with this toolchain's own commands
+# and the deterministic reference baselines only (no language model is called, no key is needed).
+# Kept as a record of provenance; re-running it needs fresh edition folders (registration is
+# sealed once) and times inside each edition's window.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lr=.venv/bin/ledgerrate
+export LEDGERRATE_PRIVATE_DIR="${LEDGERRATE_PRIVATE_DIR:-private}"
+
+first=editions/2026-11
+second=editions/2026-12
+
+# Edition 2026-11, inside its window: seal, run, grade, publish (build records results.json and
+# published.json at first publication).
+$lr register "$first"
+$lr run "$first"
+$lr grade "$first"
+$lr build
+
+# After 2026-11's window closed: release its seeds (checked against the registered commitments),
+# then edition 2026-12, which carries extract.invoice.v2.
+$lr seeds release "$first"
+$lr register "$second"
+$lr run "$second"
+$lr grade "$second"
+$lr build
+$lr verify "$first"
+$lr verify "$second"
