@@ -15,9 +15,11 @@ import tempfile
 from pathlib import Path
 
 from ledgerrate.errors import UsageProblem
+from ledgerrate.io import load_model
 from ledgerrate.publish import load
 from ledgerrate.publish.published import publication_problems, record_after_build
 from ledgerrate.publish.render import CONFIG, render_into
+from ledgerrate.schema import EditionManifest
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
@@ -66,6 +68,10 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
     new.rename(live)
 
 
+def _manifest(path: Path) -> EditionManifest:
+    return load_model(EditionManifest, path / "edition.yaml")
+
+
 def edition_dirs(editions: Path) -> list[Path]:
     if not editions.is_dir():
         return []
@@ -94,8 +100,10 @@ def build_site(editions: Path, out: Path) -> Path:
         _swap(staging / "site", out / "site", staging / "old-site")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    # 4. record first publications (results.json, published.json) now that the site exists
+    # 4. record first publications (results.json, published.json) now that the site exists;
+    #    an edition whose window is still open is shown as provisional and not yet published
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     for path, figures in results.items():
-        record_after_build(path, figures, now)
+        if (path / "published.json").exists() or load.window_closed(_manifest(path), now):
+            record_after_build(path, figures, now)
     return out / "site"

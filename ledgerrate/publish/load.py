@@ -5,6 +5,7 @@ Figures come from `ledgerrate.metrics` (never recomputed here) so the site and `
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,6 +55,15 @@ class Edition:
     @property
     def id(self) -> str:
         return self.manifest.id
+
+    @property
+    def provisional(self) -> bool:
+        """Window still open and never published: figures may change, so the pages say so."""
+        return not self.paths.published.exists() and not window_closed(self.manifest)
+
+
+def window_closed(manifest: EditionManifest, now: dt.datetime | None = None) -> bool:
+    return (now or dt.datetime.now(dt.UTC)) >= manifest.window.closes
 
 
 def edition_results(edition_dir: Path) -> EditionResults:

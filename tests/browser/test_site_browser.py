@@ -39,8 +39,11 @@ FLAGS = [
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from ledgerrate.publish.build import build_site
 
+    # A copy: building records first publications into edition folders, never into the repo's.
+    editions = tmp_path_factory.mktemp("editions") / "editions"
+    shutil.copytree(REPO / "editions", editions)
     out = tmp_path_factory.mktemp("build")
-    return build_site(editions=REPO / "editions", out=out)
+    return build_site(editions=editions, out=out)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -229,3 +229,27 @@ def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     assert (out / "site" / "index.html").read_text("utf-8") == "previous site"
     assert not (out / "docs").exists()
     assert not list(out.glob(".staging-*"))
+    assert not (root / "2026-07" / "published.json").exists()
+
+
+@pytest.mark.slow
+def test_open_window_is_provisional_and_not_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before its window closes an edition is shown as provisional and no publication is
+    recorded; once closed, the next build records results.json and published.json."""
+    from ledgerrate.publish import load as load_mod
+
+    root = tmp_path / "editions"
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    _use(monkeypatch, fixtures)
+    out = tmp_path / "out"
+    monkeypatch.setattr(load_mod, "window_closed", lambda manifest, now=None: False)
+    build_site(root, out)
+    assert "Provisional." in _read(out / "site" / "index.html")
+    assert not (root / "2026-07" / "published.json").exists()
+    monkeypatch.setattr(load_mod, "window_closed", lambda manifest, now=None: True)
+    build_site(root, out)
+    assert "Provisional." not in _read(out / "site" / "index.html")
+    assert (root / "2026-07" / "published.json").exists()
+    assert (root / "2026-07" / "results.json").exists()
