@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,9 @@ from ledgerrate.run.cost import compute_cost
 from ledgerrate.schema import Cost, CostBasis, PricingTable, RunRecord, RunStatus, UsageBasis
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 
+# SQLite errors that come from the machine (files, locks, disks), not from the solver's logic.
+_HARNESS_SQLITE = ("readonly database", "disk I/O error", "database is locked", "unable to open")
+
 
 @dataclass(frozen=True)
 class BaselineResult:
@@ -24,20 +28,32 @@ class BaselineResult:
     cpu_seconds: float
     cost: Cost
     error: str | None = None
+    infra: bool = False
+
+
+def is_harness_error(exc: BaseException) -> bool:
+    """The environment failed the solver (the standard's infrastructure error, re-run), as
+    opposed to the solver failing the item (a failure that counts)."""
+    if isinstance(exc, (OSError, MemoryError)):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        marker in str(exc) for marker in _HARNESS_SQLITE
+    )
 
 
 def _timed(
     workload: Workload, item: Item, dataset: Dataset
-) -> tuple[Answer | None, float, str | None]:
+) -> tuple[Answer | None, float, str | None, bool]:
     assert workload.baseline is not None
     # thread_time counts only this worker thread, so other runs in flight do not inflate it.
     start = time.thread_time()
     try:
         answer = workload.baseline(item, dataset)
-        error = None
+        error, infra = None, False
     except Exception as exc:  # a solver crash is that run's failure, not the whole run's
         answer, error = None, f"baseline raised {type(exc).__name__}: {exc}"
-    return answer, time.thread_time() - start, error
+        infra = is_harness_error(exc)
+    return answer, time.thread_time() - start, error, infra
 
 
 async def run_baseline(
@@ -46,9 +62,9 @@ async def run_baseline(
     """Run the reference solver on one item in a worker thread and price its CPU time."""
     if workload.baseline is None:
         raise ValueError(f"{workload.id} has no reference baseline")
-    answer, cpu, error = await asyncio.to_thread(_timed, workload, item, dataset)
+    answer, cpu, error, infra = await asyncio.to_thread(_timed, workload, item, dataset)
     return BaselineResult(
-        answer=answer, cpu_seconds=cpu, cost=compute_cost(cpu, pricing), error=error
+        answer=answer, cpu_seconds=cpu, cost=compute_cost(cpu, pricing), error=error, infra=infra
     )
 
 
@@ -82,7 +98,13 @@ async def baseline_record(
         **fields,
         finished_at=dt.datetime.now(dt.UTC),
         latency_s=time.perf_counter() - clock,
-        status=RunStatus.completed if outcome.error is None else RunStatus.model_failure,
+        status=(
+            RunStatus.completed
+            if outcome.error is None
+            else RunStatus.infra_excluded
+            if outcome.infra
+            else RunStatus.model_failure
+        ),
         failure=outcome.error,
         request=request_body(workload, item),
         answer=answer.text if answer else None,

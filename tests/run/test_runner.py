@@ -366,3 +366,46 @@ def test_window_closing_mid_run_stops_it(edition_factory, lookup) -> None:
         run(root, lookup, stub.sum_script, options=opts, now=clock)
     recs = records(root, "toy.add.v1", "m1", "single-shot")
     assert 1 <= len(recs) < 4 and not any(r.outside_window for r in recs)
+
+
+def test_baseline_harness_errors_are_infra_not_failures() -> None:
+    """A solver that hits a machine fault (a read-only or locked database, a disk error) is an
+    infrastructure error to exclude and re-run; a solver bug is a failure that counts."""
+    import sqlite3
+
+    from ledgerrate.providers.baseline import is_harness_error
+
+    assert is_harness_error(sqlite3.OperationalError("attempt to write a readonly database"))
+    assert is_harness_error(sqlite3.OperationalError("disk I/O error"))
+    assert is_harness_error(OSError(28, "No space left on device"))
+    assert not is_harness_error(sqlite3.OperationalError("no such table: gl_lines"))
+    assert not is_harness_error(KeyError("total"))
+
+
+def test_baseline_harness_error_is_retried(edition_factory, lookup) -> None:
+    import dataclasses
+    import sqlite3
+
+    import toy
+
+    calls = {"n": 0}
+
+    def flaky(item, dataset):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return toy.baseline(item, dataset)
+
+    flaky_add = dataclasses.replace(lookup("toy.add.v1"), baseline=flaky)
+
+    def flaky_lookup(workload_id: str):
+        return flaky_add if workload_id == "toy.add.v1" else lookup(workload_id)
+
+    root = registered(
+        edition_factory, flaky_lookup, models=[model("ref", "baseline")], workloads=["toy.add.v1"]
+    )
+    run(root, flaky_lookup, stub.sum_script)
+    recs = records(root, "toy.add.v1", "ref", "single-shot")
+    statuses = Counter(r.status for r in recs)
+    assert statuses["infra_excluded"] == 1 and statuses["model_failure"] == 0
+    assert statuses["completed"] == 4  # the excluded item was re-run and completed
