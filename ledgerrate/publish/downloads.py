@@ -151,8 +151,15 @@ def write_downloads(edition: Edition, dest: Path) -> DataSection:
             atomic_write_bytes(dest / rel, gzip_bytes(log.read_bytes()))
     for sheet in sorted((root / "spotchecks").glob("*.csv")):
         atomic_write_bytes(dest / sheet.relative_to(root), sheet.read_bytes())
-    results_json = edition.results.model_dump_json(indent=2) + "\n"
-    atomic_write_bytes(dest / "results.json", results_json.encode("utf-8"))
+    # The published file itself (what `verify` re-derives), not the figures as shown, from
+    # which withdrawn figures are removed.
+    published = root / "results.json"
+    results_json = (
+        published.read_bytes()
+        if published.exists()
+        else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
+    )
+    atomic_write_bytes(dest / "results.json", results_json)
     csv = results_frame(edition.results).to_csv(index=False, lineterminator="\n")
     atomic_write_bytes(dest / "results.csv", csv.encode("utf-8"))
     for filename, doc in sorted(schema_documents().items()):

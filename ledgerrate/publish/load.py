@@ -16,6 +16,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
+from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
@@ -45,6 +46,9 @@ class Edition:
     seeds: SeedFile | None
     cards: dict[str, DatasetCard]
     results: EditionResults
+    # The figures as computed from the logs (what results.json holds and verify re-derives);
+    # `results` is the same with withdrawn figures removed, for display.
+    computed: EditionResults | None = None
     # (workload, model, mode) → a few counted runs of the published sitting, for examples.
     examples: dict[tuple[str, str, str], list[RunRecord]] = field(default_factory=dict)
     # (workload, model, mode) → its reproduction sittings: shown apart, never in a figure.
@@ -129,15 +133,20 @@ def load_edition(
         card_path = paths.card(entry.id)
         if card_path.exists():
             cards[entry.id] = load_model(DatasetCard, card_path)
+    errata = _optional(ErrataFile, paths.errata)
+    computed = results
+    # Withdrawn figures leave tables, charts and rate cards; only their tombstones remain.
+    results = apply_withdrawals(results, errata)
     return Edition(
         paths=paths,
         manifest=manifest,
         pricing=_optional(PricingTable, paths.pricing),
         registration=_optional(Registration, paths.registration),
-        errata=_optional(ErrataFile, paths.errata),
+        errata=errata,
         seeds=_optional(SeedFile, paths.seeds),
         cards=cards,
         results=results,
+        computed=computed,
         examples=_examples(paths, results),
         reproductions=_reproductions(paths, manifest),
     )
