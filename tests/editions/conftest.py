@@ -9,13 +9,13 @@ a tool state.
 
 from __future__ import annotations
 
-import datetime as dt
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+
+from ledgerrate.testing.reference_edition import build_reference_edition
 
 from .reproduce import DatasetCache
 
@@ -26,61 +26,14 @@ FIXTURE_WORKLOADS = (
 )
 
 
-def write_manifest(folder: Path, now: dt.datetime) -> None:
-    opens = now - dt.timedelta(hours=1)
-    folder.mkdir(parents=True)
-    manifest = {
-        "id": folder.name,
-        "date": now.date().isoformat(),
-        "methodology_version": "1.0",
-        "window": {
-            "opens": opens.isoformat(),
-            "closes": (opens + dt.timedelta(hours=3)).isoformat(),
-        },
-        "workloads": [{"id": w} for w in FIXTURE_WORKLOADS],
-        "models": [
-            {
-                "id": "reference",
-                "name": "Reference baseline",
-                "provider": "baseline",
-                "family": "reference",
-                "sampling_notes": "deterministic solver; no sampling",
-            }
-        ],
-        "reference_only": True,
-    }
-    pricing = {
-        "frozen_at": opens.isoformat(),
-        "models": {},
-        "compute": {
-            "vcpu_hour_usd": "0.0475",
-            "source_url": "https://example.org/compute-price",
-            "retrieved_at": opens.isoformat(),
-        },
-    }
-    (folder / "edition.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    (folder / "pricing.yaml").write_text(yaml.safe_dump(pricing, sort_keys=False))
-
-
 @pytest.fixture(scope="session")
 def released_fixture_edition(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    from ledgerrate.generate.register import register_edition
-    from ledgerrate.generate.seeds import release_seeds
-    from ledgerrate.grade.stage import grade_edition
-    from ledgerrate.run.scheduler import RunOptions, run_edition
-
     base = tmp_path_factory.mktemp("reproduce")
     monkey = pytest.MonkeyPatch()
     monkey.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    edition = base / "editions" / "e-reproduce"
-    write_manifest(edition, now)
-    register_edition(edition)
-    run_edition(edition, RunOptions(concurrency=2))
-    grade_edition(edition)
-    manifest = yaml.safe_load((edition / "edition.yaml").read_text())
-    closes = dt.datetime.fromisoformat(manifest["window"]["closes"])
-    release_seeds(edition, now=closes + dt.timedelta(seconds=1))
+    edition = build_reference_edition(
+        base / "editions" / "e-reproduce", workloads=FIXTURE_WORKLOADS, release=True
+    )
     # The private seeds go away, as they would for a reader who has only the published tree:
     # whatever the comparison regenerates must come from the released seeds.json.
     shutil.rmtree(base / "private")
