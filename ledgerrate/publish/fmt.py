@@ -7,6 +7,7 @@ from decimal import Decimal
 from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text
+from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, Interval, RateLine
 
 NO_SUCCESS = "no successful outcome"
@@ -52,9 +53,12 @@ def interval(ci: Interval | None, *, money: bool = False) -> str:
 
 
 PENDING = "pending judge"
+WITHDRAWN_TEXT = "withdrawn (see errata)"
 
 
 def pass_rate(cell: CellResult) -> str:
+    if is_withdrawn(cell, "pass_rate"):
+        return WITHDRAWN_TEXT
     if cell.pending_judge:
         return (
             f"{PENDING}: {cell.pending_judge} of {cell.n} runs await the judge "
@@ -66,6 +70,8 @@ def pass_rate(cell: CellResult) -> str:
 
 
 def cpo(cell: CellResult) -> str:
+    if is_withdrawn(cell, "cpo_usd") or is_withdrawn(cell, "spend_usd"):
+        return WITHDRAWN_TEXT
     if cell.pending_judge:
         return PENDING
     if cell.cpo_usd is None:

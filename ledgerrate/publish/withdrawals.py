@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ledgerrate.schema import EditionResults, ErrataFile
+from ledgerrate.schema import CellResult, EditionResults, ErrataFile
+
+WITHDRAWN = "withdrawn: "
+
+
+def is_withdrawn(cell: CellResult, field: str) -> bool:
+    return any(flag.startswith(f"{WITHDRAWN}{field} ") for flag in cell.flags)
+
 
 # A withdrawn figure takes the figures derived from it along (CPO = spend ÷ passes).
 _WITHDRAWN_WITH = {
@@ -19,7 +26,7 @@ def apply_withdrawals(results: EditionResults, errata: ErrataFile | None) -> Edi
     `results.json` itself stays as computed from the logs, so `verify` still re-derives it.
     """
     withdrawn = {
-        (fig.workload, fig.model, str(fig.mode) if fig.mode else None, fig.field)
+        (fig.workload, fig.model, str(fig.mode) if fig.mode else None, fig.field): entry.id
         for entry in (errata.entries if errata else [])
         for fig in entry.figures
         if fig.new is None
@@ -30,13 +37,15 @@ def apply_withdrawals(results: EditionResults, errata: ErrataFile | None) -> Edi
     for workload in shown.workloads:
         for cell in workload.cells:
             fields = {
-                field
-                for (w, m, mode, field) in withdrawn
+                field: erratum
+                for (w, m, mode, field), erratum in withdrawn.items()
                 if w in (None, cell.workload)
                 and m in (None, cell.model)
                 and mode in (None, str(cell.mode))
             }
-            for field in fields & set(_WITHDRAWN_WITH):
+            for field, erratum in sorted(fields.items()):
+                cell.flags.append(f"{WITHDRAWN}{field} by erratum {erratum}")
+            for field in set(fields) & set(_WITHDRAWN_WITH):
                 setattr(cell, field, None)
                 for companion in _WITHDRAWN_WITH[field]:
                     setattr(cell, companion, None)

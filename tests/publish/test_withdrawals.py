@@ -56,3 +56,15 @@ def test_withdrawn_cell_leaves_figures_and_rate_lines(tmp_path) -> None:
 def test_no_errata_changes_nothing(tmp_path) -> None:
     results = write_edition(tmp_path, "2026-07", "2026-07-01")
     assert apply_withdrawals(results, None) is results
+
+
+def test_withdrawn_figures_read_as_withdrawn(tmp_path) -> None:  # noqa: ANN001
+    from ledgerrate.publish import fmt
+
+    results = write_edition(tmp_path, "2026-07", "2026-07-01")
+    workload = results.workloads[0]
+    cell = workload.cells[0]
+    shown = apply_withdrawals(results, _errata(workload.workload, cell.model, str(cell.mode)))
+    gone = shown.workloads[0].cells[0]
+    assert fmt.pass_rate(gone) == fmt.cpo(gone) == "withdrawn (see errata)"
+    assert any("by erratum 2026-07-20" in flag for flag in gone.flags)
