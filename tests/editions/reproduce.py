@@ -25,10 +25,12 @@ from ledgerrate.edition import load_edition, require_registration
 from ledgerrate.generate.seeds import dataset_for, load_seeds
 from ledgerrate.grade.stage import latest_grades
 from ledgerrate.hashing import canonical_json
-from ledgerrate.io import read_jsonl
+from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.metrics.load import runs_frame
 from ledgerrate.metrics.sittings import choose_sitting, counted_attempts
+from ledgerrate.providers.baseline import is_harness_failure
 from ledgerrate.schema import (
+    ErrataFile,
     GradeRecord,
     Mode,
     Outcome,
@@ -78,6 +80,7 @@ class Reproduction:
     cells: list[str] = field(default_factory=list)
     items_checked: int = 0
     differences: list[str] = field(default_factory=list)
+    explained: list[str] = field(default_factory=list)
 
     def report(self) -> str:
         head = (
@@ -167,6 +170,7 @@ def compare_edition(edition_dir: Path, cache: DatasetCache) -> Reproduction:
     edition = load_edition(edition_dir)
     registration = require_registration(edition)
     result = Reproduction(edition=edition.manifest.id)
+    withdrawn = withdrawn_cells(edition.paths.root)
     baseline_models = {
         m.id for m in edition.manifest.models if m.provider == ProviderFamily.baseline
     }
@@ -191,10 +195,29 @@ def compare_edition(edition_dir: Path, cache: DatasetCache) -> Reproduction:
         for run in counted:
             where = f"{result.edition} {cell} item {run.item_id} (run {run.run_id})"
             result.items_checked += 1
-            result.differences += _compare_run(
-                where, workload, dataset, run, grades.get(run.run_id)
-            )
+            found = _compare_run(where, workload, dataset, run, grades.get(run.run_id))
+            erratum = withdrawn.get((workload_id, model_id, mode.value))
+            if found and erratum and is_harness_failure(run.failure):
+                # A logged machine fault does not reproduce by nature; it is accepted only when
+                # an erratum has withdrawn the cell's figures because of it.
+                result.explained += [f"{d} (explained by erratum {erratum})" for d in found]
+                continue
+            result.differences += found
     return result
+
+
+def withdrawn_cells(edition_dir: Path) -> dict[tuple[str, str, str], str]:
+    """Cells whose pass rate an erratum withdrew: (workload, model, mode) → erratum id."""
+    path = edition_dir / "errata.yaml"
+    if not path.exists():
+        return {}
+    errata = load_model(ErrataFile, path)
+    return {
+        (fig.workload, fig.model, str(fig.mode)): entry.id
+        for entry in errata.entries
+        for fig in entry.figures
+        if fig.new is None and fig.field == "pass_rate" and fig.workload and fig.model
+    }
 
 
 def _compare_run(
