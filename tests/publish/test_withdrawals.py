@@ -58,7 +58,7 @@ def test_no_errata_changes_nothing(tmp_path) -> None:
     assert apply_withdrawals(results, None) is results
 
 
-def test_withdrawn_figures_read_as_withdrawn(tmp_path) -> None:  # noqa: ANN001
+def test_withdrawn_figures_read_as_withdrawn(tmp_path) -> None:
     from ledgerrate.publish import fmt
 
     results = write_edition(tmp_path, "2026-07", "2026-07-01")
