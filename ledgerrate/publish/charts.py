@@ -174,7 +174,7 @@ def cost_vs_pass_svg(
             "markers: ○ single-shot  △ agentic  □ reference baseline  ★ cheapest qualifying"
         )
         fig.text(0.01, 0.01, "\n".join([*notes, footer]), fontsize=7, va="bottom")
-        fig.subplots_adjust(bottom=0.16 + 0.035 * len(notes), left=0.11, right=0.97, top=0.9)
+        fig.subplots_adjust(bottom=0.16 + 0.035 * len(notes), left=0.15, right=0.97, top=0.9)
 
         desc_points = "; ".join(
             f"{_cell_label(c, names)}: pass rate {c.pass_rate:.2f}, CPO "
@@ -249,12 +249,13 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
             if new != old:
                 x = (x_of[before] + x_of[after]) / 2
                 ax.axvline(x, color="black", linewidth=1.5, linestyle=(0, (1, 1)))
+                # At the foot of the break line, clear of the series labels near the top.
                 ax.text(
                     x,
-                    0.98,
+                    0.02,
                     f" v{old} → v{new}: trendline restarts",
                     transform=ax.get_xaxis_transform(),
-                    va="top",
+                    va="bottom",
                     fontsize=7.5,
                 )
                 bumps.append(f"{before} to {after}: v{old} to v{new}")
@@ -263,11 +264,12 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
         priced = [p.cpo_usd for p in points if p.cpo_usd is not None]
         if priced and all(value > 0 for value in priced):
             ax.set_yscale("log")
+        ax.margins(y=0.25)
         ax.set_ylabel("CPO, USD" + (" (log scale)" if ax.get_yscale() == "log" else ""))
         ax.set_xlabel("edition")
         ax.set_title(f"{workload_base}: CPO across editions", fontsize=10, loc="left")
         fig.text(0.01, 0.01, footer, fontsize=7, va="bottom")
-        fig.subplots_adjust(bottom=0.2, left=0.11, right=0.8, top=0.88)
+        fig.subplots_adjust(bottom=0.2, left=0.16, right=0.8, top=0.88)
         desc = f"CPO of each model and mode of {workload_base} per edition. " + (
             "The line breaks at each workload-version bump (" + "; ".join(bumps) + ")."
             if bumps
