@@ -559,6 +559,42 @@ class GradeRecord(Strict):
     grader_hash: Sha256
 
 
+# --------------------------------------------------------------------------- spot-checks
+
+
+class SampleCell(Strict):
+    population: int = Field(ge=0, description="Judged runs in the cell.")
+    runs: list[str] = Field(description="Run ids drawn for human spot-checks.")
+
+
+class SpotcheckSample(Strict):
+    """`spotchecks/<workload>.sample.json`: the seeded ≥ 20% draw, recorded so it can be redrawn."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    workload: WorkloadId
+    seed: int = Field(ge=0, description="Seed of the draw (one per workload per edition).")
+    share: float = Field(gt=0, le=1, description="Share drawn per cell (at least 0.2).")
+    drawn_at: dt.datetime = Field(description="When the sample was drawn (UTC).")
+    cells: dict[str, SampleCell] = Field(description="`model/mode` → the cell's draw.")
+
+
+class FlagCell(Strict):
+    checked: int = Field(ge=0, description="Sampled runs with a human grade.")
+    disagreements: int = Field(ge=0, description="Runs where judge and human disagree.")
+    rate: float = Field(ge=0, le=1, description="disagreements ÷ checked.")
+    sample_size: int = Field(ge=0, description="Runs the sample asked for.")
+    flags: list[str] = Field(description="e.g. `full manual regrade required`.")
+
+
+class SpotcheckFlags(Strict):
+    """`spotchecks/<workload>.flags.json`: judge–human agreement per cell and the notes it
+    adds to the edition's methodology."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    cells: dict[str, FlagCell] = Field(default_factory=dict, description="`model/mode` → tally.")
+    notes: list[str] = Field(default_factory=list, description="Methodology notes to publish.")
+
+
 # --------------------------------------------------------------------------- errata
 
 
@@ -647,6 +683,8 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "grade-record": GradeRecord,
     "errata.yaml": ErrataFile,
     "published.json": PublishedEdition,
+    "spotcheck-sample": SpotcheckSample,
+    "spotcheck-flags": SpotcheckFlags,
 }
 
 

@@ -23,7 +23,6 @@ import random
 import secrets
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ledgerrate.edition import WorkloadLookup, load_edition
 from ledgerrate.errors import UsageProblem
@@ -31,8 +30,16 @@ from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
 from ledgerrate.grade.judge import hooks_for
 from ledgerrate.grade.stage import latest_grades
-from ledgerrate.io import append_jsonl, atomic_write_text, read_json, read_jsonl, write_json
-from ledgerrate.schema import GradeRecord, RunRecord, SpotcheckBlock
+from ledgerrate.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
+from ledgerrate.schema import (
+    FlagCell,
+    GradeRecord,
+    RunRecord,
+    SampleCell,
+    SpotcheckBlock,
+    SpotcheckFlags,
+    SpotcheckSample,
+)
 from ledgerrate.workloads.base import Answer
 
 SHARE = 0.2  # standard §5.3: at least 20% of judged runs
@@ -105,20 +112,24 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
             continue
         sample_path = paths.spotcheck_sample(entry.id)
         # One seed per workload for the life of the edition: redrawing reproduces the sample.
-        seed = int(read_json(sample_path)["seed"]) if sample_path.exists() else secrets.randbits(63)
+        seed = (
+            load_model(SpotcheckSample, sample_path).seed
+            if sample_path.exists()
+            else secrets.randbits(63)
+        )
         chosen = draw_sample(cells, seed)
         write_json(
             sample_path,
-            {
-                "workload": entry.id,
-                "seed": seed,
-                "share": SHARE,
-                "drawn_at": dt.datetime.now(dt.UTC).isoformat(),
-                "cells": {
-                    key: {"population": len(cells[key]), "runs": runs}
+            SpotcheckSample(
+                workload=entry.id,
+                seed=seed,
+                share=SHARE,
+                drawn_at=dt.datetime.now(dt.UTC),
+                cells={
+                    key: SampleCell(population=len(cells[key]), runs=runs)
                     for key, runs in chosen.items()
                 },
-            },
+            ),
         )
         written.append(sample_path)
         form = paths.spotcheck(entry.id)
@@ -192,13 +203,13 @@ def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
         sample_path = paths.spotcheck_sample(workload)
         if not sample_path.exists():
             raise UsageProblem(f"{sample_path}: no spot-check sample for {workload}")
-        sample = read_json(sample_path)
+        sample = load_model(SpotcheckSample, sample_path)
         where: dict[str, tuple[str, str]] = {}
-        for key, cell in sample["cells"].items():
+        for key, cell in sample.cells.items():
             model, mode = key.split("/", 1)
-            for run_id in cell["runs"]:
+            for run_id in cell.runs:
                 where[anon_id(secret, run_id)] = (model, mode)
-        run_of = {anon_id(secret, r): r for cell in sample["cells"].values() for r in cell["runs"]}
+        run_of = {anon_id(secret, r): r for cell in sample.cells.values() for r in cell.runs}
         for row in graded:
             anon = row["anon_id"].strip()
             if anon not in run_of:
@@ -227,16 +238,16 @@ def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
     return lines
 
 
-def _tallies(root: Path, workload: str, sample: dict[str, Any]) -> dict[str, list[int]]:
+def _tallies(root: Path, workload: str, sample: SpotcheckSample) -> dict[str, list[int]]:
     """Per cell [checked, disagreements], from the latest grade of every sampled run.
 
     Recomputed from the logs rather than accumulated, so importing a CSV twice counts once."""
     paths = load_edition(root).paths
     tallies: dict[str, list[int]] = {}
-    for key, cell in sample["cells"].items():
+    for key, cell in sample.cells.items():
         model, mode = key.split("/", 1)
         latest = latest_grades(paths.grades(workload, model, mode))
-        for run_id in cell["runs"]:
+        for run_id in cell.runs:
             record = latest.get(run_id)
             if record is None or record.spotcheck is None or record.judge is None:
                 continue
@@ -249,22 +260,22 @@ def _tallies(root: Path, workload: str, sample: dict[str, Any]) -> dict[str, lis
 
 
 def _write_flags(
-    root: Path, workload: str, sample: dict[str, Any], tallies: dict[str, list[int]]
+    root: Path, workload: str, sample: SpotcheckSample, tallies: dict[str, list[int]]
 ) -> list[str]:
     path = root / "spotchecks" / f"{workload}.flags.json"
-    state: dict[str, Any] = read_json(path) if path.exists() else {"cells": {}, "notes": []}
+    state = load_model(SpotcheckFlags, path) if path.exists() else SpotcheckFlags()
     lines = []
     for key, (checked, disagree) in sorted(tallies.items()):
         rate = disagree / checked
-        required = sample_size(sample["cells"][key]["population"]) if key in sample["cells"] else 0
+        required = sample_size(sample.cells[key].population) if key in sample.cells else 0
         flags = [FLAG_REGRADE] if rate > DISAGREEMENT_LIMIT else []
-        state["cells"][key] = {
-            "checked": checked,
-            "disagreements": disagree,
-            "rate": rate,
-            "sample_size": required,
-            "flags": flags,
-        }
+        state.cells[key] = FlagCell(
+            checked=checked,
+            disagreements=disagree,
+            rate=rate,
+            sample_size=required,
+            flags=flags,
+        )
         lines.append(
             f"{workload} {key}: {disagree}/{checked} judge–human disagreements ({rate:.0%})"
             + (f" — {FLAG_REGRADE}" if flags else "")
@@ -276,8 +287,8 @@ def _write_flags(
                 f"{disagree} of {checked} runs ({rate:.0%}), above the 10% limit, so every run "
                 "of this cell is to be regraded by hand."
             )
-            if note not in state["notes"]:
-                state["notes"].append(note)
+            if note not in state.notes:
+                state.notes.append(note)
     write_json(path, state)
     return lines
 
@@ -287,10 +298,10 @@ def flags_for(edition_dir: Path) -> dict[Cell, list[str]]:
     found: dict[Cell, list[str]] = {}
     for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
         workload = path.name[: -len(".flags.json")]
-        for key, cell in read_json(path)["cells"].items():
-            if cell.get("flags"):
+        for key, cell in load_model(SpotcheckFlags, path).cells.items():
+            if cell.flags:
                 model, mode = key.split("/", 1)
-                found[(workload, model, mode)] = list(cell["flags"])
+                found[(workload, model, mode)] = list(cell.flags)
     return found
 
 
@@ -298,5 +309,5 @@ def methodology_notes(edition_dir: Path) -> list[str]:
     """Notes the site shows with the edition's methodology (one per flagged cell)."""
     notes: list[str] = []
     for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
-        notes += read_json(path).get("notes", [])
+        notes += load_model(SpotcheckFlags, path).notes
     return notes

@@ -137,23 +137,10 @@ def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None]:
 
 
 def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
-    """Cell flags from the spot-check stage, when that stage exists.
+    """Cell flags from the spot-check stage (e.g. "full manual regrade required")."""
+    from ledgerrate.grade.spotcheck import flags_for
 
-    `flags_for(edition_dir)` may key cells as (workload, model, mode) tuples or as
-    "workload/model/mode" strings, with a message or a list of messages each.
-    """
-    try:
-        from ledgerrate.grade.spotcheck import flags_for  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    found: dict[CellKey, list[str]] = {}
-    for key, value in (flags_for(root) or {}).items():
-        parts = tuple(key.split("/")) if isinstance(key, str) else tuple(key)
-        if len(parts) != 3:
-            continue
-        messages = [value] if isinstance(value, str) else [str(v) for v in value]
-        found.setdefault((str(parts[0]), str(parts[1]), str(parts[2])), []).extend(messages)
-    return found
+    return {key: list(messages) for key, messages in flags_for(root).items()}
 
 
 def load_inputs(edition_dir: Path) -> EditionInputs:

@@ -117,6 +117,12 @@ def render_home(env: Environment, site: Site, docs: Path) -> None:
     _write(docs, "index.md", env.get_template("home.md.j2").render(ctx))
 
 
+def spotcheck_notes(root: Path) -> list[str]:
+    from ledgerrate.grade.spotcheck import methodology_notes
+
+    return methodology_notes(root)
+
+
 def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -> None:
     root = "../../"
     judge_overlap: list[str] = []
@@ -137,6 +143,7 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
         "flagged": flagged,
         "sittings": [c for w in edition.results.workloads for c in w.cells if c.other_sittings],
         "notes": _edition_notes(edition),
+        "spot_notes": spotcheck_notes(edition.paths.root),
         "methodology": site.methodology_versions,
     }
     rel = f"editions/{segment(edition.id)}/index.md"
