@@ -1,0 +1,41 @@
+"""The one schema for every file of an edition (DESIGN.md §4).
+
+Every model forbids unknown fields, carries `schema_version`, and documents each field: these
+docstrings become the published JSON Schemas that readers validate our files against.
+Money is `Decimal` everywhere and serialises as a string so no cent is lost to floats.
+
+The models live in three modules by who writes the files (`edition`: the operator and
+`register`; `records`: `run` and `grade`; `publication`: `build`); import them from here.
+"""
+
+from __future__ import annotations
+
+from ledgerrate.schema.base import *  # noqa: F403
+from ledgerrate.schema.base import Strict
+from ledgerrate.schema.edition import *  # noqa: F403
+from ledgerrate.schema.edition import (
+    DatasetCard,
+    EditionManifest,
+    PricingTable,
+    Registration,
+    SeedFile,
+)
+from ledgerrate.schema.publication import *  # noqa: F403
+from ledgerrate.schema.publication import EditionResults, ErrataFile, PublishedEdition
+from ledgerrate.schema.records import *  # noqa: F403
+from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
+
+FILE_MODELS: dict[str, type[Strict]] = {
+    "edition.yaml": EditionManifest,
+    "pricing.yaml": PricingTable,
+    "registration.json": Registration,
+    "seeds.json": SeedFile,
+    "card.json": DatasetCard,
+    "run-record": RunRecord,
+    "grade-record": GradeRecord,
+    "errata.yaml": ErrataFile,
+    "published.json": PublishedEdition,
+    "spotcheck-sample": SpotcheckSample,
+    "spotcheck-flags": SpotcheckFlags,
+    "results.json": EditionResults,
+}

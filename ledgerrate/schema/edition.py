@@ -1,0 +1,292 @@
+"""Inputs of an edition: edition.yaml, pricing.yaml, registration.json, seeds, dataset cards."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from ledgerrate.schema.base import (
+    SCHEMA_VERSION,
+    ProviderFamily,
+    Sha256,
+    Slug,
+    Strict,
+    Usd,
+    WorkloadId,
+)
+
+# --------------------------------------------------------------------------- edition.yaml
+
+
+class Window(Strict):
+    """The edition window: every registered run must start inside it (standard §3: 72 hours)."""
+
+    opens: dt.datetime = Field(description="Window open, UTC. Prices are frozen at this instant.")
+    closes: dt.datetime = Field(description="Window close, UTC; at most 72 hours after `opens`.")
+
+    @model_validator(mode="after")
+    def _at_most_72_hours(self) -> Window:
+        if self.opens.tzinfo is None or self.closes.tzinfo is None:
+            raise ValueError("window times need a timezone, e.g. 2026-07-01T00:00:00Z")
+        span = self.closes - self.opens
+        if span <= dt.timedelta(0):
+            raise ValueError("window closes must be after opens")
+        if span > dt.timedelta(hours=72):
+            raise ValueError("window longer than the standard's 72 hours")
+        return self
+
+
+class ModelSpec(Strict):
+    """One model under evaluation (or the reference baseline)."""
+
+    id: Slug = Field(description="Our id for the model, used in paths and URLs.")
+    name: str = Field(description="Human-readable name shown on pages.")
+    provider: ProviderFamily = Field(description="API family of the adapter that calls it.")
+    family: str = Field(
+        description="Vendor family (e.g. `openai`, `anthropic`), used to disclose a judge of the "
+        "same family."
+    )
+    api_model: str | None = Field(
+        default=None, description="The model name sent to the provider's API."
+    )
+    base_url: str | None = Field(default=None, description="API base URL of the provider.")
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z][A-Z0-9_]*$",
+        description="Name of the environment variable holding the API key (never the key).",
+    )
+    sampling: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Sampling settings sent with every request (temperature 0 where supported).",
+    )
+    sampling_notes: str = Field(
+        default="",
+        description="Why the sampling settings are what they are (e.g. provider default).",
+    )
+    flagship: bool = Field(default=False, description="Marks the vendor's flagship model.")
+    max_output_tokens: int = Field(default=4096, ge=1, description="Output token cap per call.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Per-request timeout in seconds.")
+    concurrency: int = Field(default=4, ge=1, description="Per-model concurrent requests.")
+
+    @model_validator(mode="after")
+    def _api_fields(self) -> ModelSpec:
+        if self.provider != ProviderFamily.baseline:
+            missing = [k for k in ("api_model", "base_url", "api_key_env") if not getattr(self, k)]
+            if missing:
+                raise ValueError(f"provider {self.provider} needs {', '.join(missing)}")
+        return self
+
+
+class JudgeSpec(Strict):
+    """The edition's fixed judge (standard §5) and the second judge for sensitivity checks."""
+
+    model: Slug = Field(description="Model id (one of `models` or `judges`) that judges.")
+    second_model: Slug | None = Field(
+        default=None, description="Second, named judge for the sensitivity sample."
+    )
+    sensitivity_share: float = Field(
+        default=0.2, gt=0, le=1, description="Share of judged runs re-graded by the second judge."
+    )
+
+
+class WorkloadEntry(Strict):
+    """A workload version run in this edition."""
+
+    id: WorkloadId
+    n: int = Field(default=15, ge=1, description="Items per cell (standard §3: 15).")
+
+
+class EditionManifest(Strict):
+    """`edition.yaml`: what an edition runs, when, against which models."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    id: Slug = Field(description="Edition id, e.g. `2026-07`; its permanent URL segment.")
+    date: dt.date = Field(description="Edition date printed on every card and chart footer.")
+    title: str = Field(default="", description="Optional human title of the edition.")
+    methodology_version: str = Field(
+        pattern=r"^[0-9]+\.[0-9]+$", description="Methodology version used, e.g. `1.0`."
+    )
+    brand: str = Field(default="LedgerRate", description="Brand in the standard footer.")
+    window: Window
+    """The 72-hour run window."""
+    workloads: list[WorkloadEntry] = Field(min_length=1)
+    """Workload versions run in this edition."""
+    models: list[ModelSpec] = Field(min_length=1, description="Models under evaluation.")
+    judges: list[ModelSpec] = Field(
+        default_factory=list, description="Judge models (not evaluated, never on a rate card)."
+    )
+    judge: JudgeSpec | None = Field(default=None, description="Judge for judged workloads.")
+    reference_only: bool = Field(
+        default=False,
+        description="True when every evaluated 'model' is a deterministic reference baseline: "
+        "pages then say that no language model was called.",
+    )
+    notes: list[str] = Field(default_factory=list, description="Methodology notes shown on pages.")
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> EditionManifest:
+        ids = [m.id for m in self.models] + [m.id for m in self.judges]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"model ids must be unique: {', '.join(dupes)}")
+        wl = [w.id for w in self.workloads]
+        if len(set(wl)) != len(wl):
+            raise ValueError("workload ids must be unique")
+        if self.judge is not None:
+            known = set(ids)
+            for name in (self.judge.model, self.judge.second_model):
+                if name is not None and name not in known:
+                    raise ValueError(f"judge {name!r} is not in models or judges")
+        return self
+
+    def model(self, model_id: str) -> ModelSpec:
+        for spec in [*self.models, *self.judges]:
+            if spec.id == model_id:
+                return spec
+        raise KeyError(model_id)
+
+
+# --------------------------------------------------------------------------- pricing.yaml
+
+
+class ModelPrice(Strict):
+    """Per-1M-token list prices for one model, frozen at window open."""
+
+    input_per_mtok: Usd = Field(ge=0, description="$ per 1M uncached input tokens.")
+    output_per_mtok: Usd = Field(ge=0, description="$ per 1M output tokens.")
+    cached_input_per_mtok: Usd | None = Field(
+        default=None, ge=0, description="$ per 1M cache-read input tokens; null = input price."
+    )
+    cache_write_per_mtok: Usd | None = Field(
+        default=None, ge=0, description="$ per 1M cache-write tokens; null = input price."
+    )
+    reasoning_per_mtok: Usd | None = Field(
+        default=None,
+        ge=0,
+        description="$ per 1M reasoning tokens where priced separately; null = output price.",
+    )
+    source_url: str = Field(description="Official price page the figures were read from.")
+    retrieved_at: dt.datetime = Field(description="When the price page was read (UTC).")
+
+
+class ComputePrice(Strict):
+    """Price of compute for reference baselines, whose cost is CPU time, not tokens."""
+
+    vcpu_hour_usd: Usd = Field(ge=0, description="$ per vCPU-hour.")
+    source_url: str = Field(description="Where the compute price comes from.")
+    retrieved_at: dt.datetime = Field(description="When it was read (UTC).")
+
+
+class PricingTable(Strict):
+    """`pricing.yaml`: the price table frozen at window open and published with the edition."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    currency: Literal["USD"] = "USD"
+    """Currency of every price (always USD)."""
+    frozen_at: dt.datetime = Field(description="Instant the table was frozen (window open).")
+    models: dict[Slug, ModelPrice] = Field(default_factory=dict, description="Price per model id.")
+    compute: ComputePrice | None = Field(
+        default=None, description="Compute price for reference baselines."
+    )
+
+
+# --------------------------------------------------------------------------- registration.json
+
+
+class WorkloadRegistration(Strict):
+    """Hashes sealed for one workload version before any run."""
+
+    workload_hash: Sha256 = Field(description="Hash over prompt, rubric, grader and generator.")
+    prompt_hash: Sha256 = Field(description="Hash of the verbatim prompt template.")
+    rubric_hash: Sha256 | None = Field(default=None, description="Hash of the verbatim rubric.")
+    grader_hash: Sha256 = Field(description="Hash of the grader's source.")
+    generator_hash: Sha256 = Field(description="Hash of the generator's source.")
+    dataset_hash: Sha256 = Field(description="Content hash of the generated dataset.")
+    seed_commitment: Sha256 = Field(description="sha256(seed ‖ salt); opened at seed release.")
+    n_items: int = Field(ge=1)
+    """Items in the dataset (the standard's n = 15)."""
+
+
+class Registration(Strict):
+    """`registration.json`: written once by `register`, never rewritten."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    registered_at: dt.datetime = Field(description="Registration timestamp (UTC).")
+    edition_hash: Sha256 = Field(description="Hash of edition.yaml as parsed.")
+    pricing_hash: Sha256 = Field(description="Hash of pricing.yaml as parsed.")
+    workloads: dict[WorkloadId, WorkloadRegistration]
+    """Sealed hashes per workload version."""
+    toolchain_version: str = Field(description="ledgerrate version that registered.")
+
+
+# --------------------------------------------------------------------------- seeds
+
+
+class SeedEntry(Strict):
+    """A workload's dataset seed and the salt of its commitment."""
+
+    seed: int = Field(ge=0, description="Generator seed (large random integer).")
+    salt: str = Field(pattern=r"^[0-9a-f]{32,}$", description="Random hex salt.")
+    commitment: Sha256 = Field(description="sha256(seed ‖ salt) as registered.")
+
+
+class SeedFile(Strict):
+    """Private seeds (gitignored) and, once released, `seeds.json` in the edition."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    released_at: dt.datetime | None = Field(
+        default=None, description="When the seeds were released; null while private."
+    )
+    seeds: dict[WorkloadId, SeedEntry]
+    """Seed, salt and commitment per workload version."""
+
+
+# --------------------------------------------------------------------------- dataset card
+
+
+class PowerPlan(Strict):
+    """What n items can detect: a planning diagnostic, never a verdict."""
+
+    n: int = Field(ge=1)
+    """Items per arm the plan is computed for."""
+    alpha: float = Field(description="Two-sided significance level.")
+    power: float = Field(description="Target power.")
+    reference_rate: float = Field(description="Pass rate the plan is computed around.")
+    mde_pp: float = Field(description="Minimum detectable pass-rate difference, in points.")
+    statement: str = Field(description="The plan in one sentence.")
+
+
+class CardItem(Strict):
+    id: Slug
+    """Item id, stable within the dataset."""
+    strata: list[str] = Field(default_factory=list)
+    """Planted edge cases and strata of this item."""
+
+
+class DatasetCard(Strict):
+    """`datasets/<workload>/card.json`: provenance of one workload's dataset in an edition."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    workload: WorkloadId
+    dataset_hash: Sha256
+    generator_hash: Sha256
+    seed_commitment: Sha256 | None = Field(
+        default=None, description="Null for `generate` output made for inspection."
+    )
+    n_items: int = Field(ge=1)
+    """Items in the dataset."""
+    strata: dict[str, int] = Field(description="Items per planted stratum.")
+    items: list[CardItem]
+    """Every item with its strata."""
+    power_plan: PowerPlan
+    """What this many items can detect."""
+    files: dict[str, Sha256] = Field(
+        default_factory=dict, description="Published dataset files (e.g. PDFs) and their hashes."
+    )
+    stack: dict[str, str] = Field(
+        default_factory=dict, description="Versions of libraries that shape the dataset bytes."
+    )

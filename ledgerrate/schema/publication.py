@@ -1,0 +1,277 @@
+"""What publishing writes and reads back: errata, published.json, results.json, trend points."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from ledgerrate.schema.base import (
+    SCHEMA_VERSION,
+    Mode,
+    Sha256,
+    Slug,
+    Strict,
+    Usd,
+    WorkloadId,
+)
+
+# --------------------------------------------------------------------------- errata
+
+
+class AffectedFigure(Strict):
+    workload: WorkloadId | None = None
+    """Workload of the affected figure (null for edition-wide)."""
+    model: Slug | None = None
+    """Model of the affected figure."""
+    mode: Mode | None = None
+    """Mode of the affected figure."""
+    field: str = Field(description="Figure name, e.g. `cpo_usd`.")
+    old: str = Field(description="The superseded value as published.")
+    new: str | None = Field(description="The corrected value; null when withdrawn.")
+
+
+class Erratum(Strict):
+    id: str = Field(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-[0-9]+)?$",
+        description="Permanent id, also the URL segment: date plus a counter.",
+    )
+    date: dt.date
+    """Date of the correction."""
+    title: str
+    """One-line title."""
+    what_changed: str
+    """What was corrected."""
+    why: str
+    """Why it was wrong."""
+    figures: list[AffectedFigure] = Field(default_factory=list)
+    """Every figure the correction changes, old and new."""
+    files: list[str] = Field(
+        default_factory=list, description="Edition files the correction changed."
+    )
+    withdrawn: bool = Field(default=False, description="True when a figure is withdrawn.")
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _date_like_id(cls, value: Any) -> Any:
+        # YAML reads an unquoted `2026-07-01` as a date; the id is its text.
+        return value.isoformat() if isinstance(value, dt.date) else value
+
+
+class ErrataFile(Strict):
+    """`errata.yaml`: dated, loud corrections."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    entries: list[Erratum] = Field(default_factory=list)
+    """Corrections, oldest first."""
+
+    @field_validator("entries")
+    @classmethod
+    def _unique(cls, entries: list[Erratum]) -> list[Erratum]:
+        ids = [e.id for e in entries]
+        if len(ids) != len(set(ids)):
+            raise ValueError("erratum ids must be unique")
+        return entries
+
+
+# --------------------------------------------------------------------------- published.json
+
+
+class PublishedEdition(Strict):
+    """`published.json`: the content hash of an edition as first published."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    published_at: dt.datetime
+    """When the edition was first published (UTC)."""
+    files: dict[str, Sha256] = Field(description="Path (relative to the edition) → sha256.")
+    sizes: dict[str, int] = Field(
+        default_factory=dict,
+        description="Path → size in bytes. Append-only logs may grow (new sittings, "
+        "reproductions) but their first `size` bytes must still hash to the published sha256.",
+    )
+    errata_seen: list[str] = Field(default_factory=list, description="Errata ids accounted for.")
+
+
+# --------------------------------------------------------------------------- results.json
+# Written by `ledgerrate.metrics`, read by `ledgerrate.publish` and re-derived by `verify`.
+
+
+class Interval(Strict):
+    lo: Decimal | float | None = Field(description="Lower bound (null when undefined).")
+    hi: Decimal | float | None = Field(description="Upper bound (null when undefined).")
+    method: str = Field(description="e.g. `wilson-95`, `bootstrap-percentile-95`.")
+
+
+class TokenTotals(Strict):
+    input: int = 0
+    """Uncached input tokens."""
+    cached_input: int = 0
+    """Cache-read input tokens."""
+    cache_write: int = 0
+    """Cache-write input tokens."""
+    output: int = 0
+    """Output tokens, reasoning included."""
+    reasoning: int = 0
+    """Reasoning tokens (part of output)."""
+
+
+class CellResult(Strict):
+    """Every figure of one cell (workload × model × mode) in its published sitting."""
+
+    workload: WorkloadId
+    model: Slug
+    mode: Mode
+    """Mode of the cell."""
+    sitting: int = Field(ge=1, description="The published sitting.")
+    other_sittings: int = Field(default=0, ge=0, description="Sittings kept but not published.")
+    is_reference: bool = Field(description="A deterministic reference baseline, never ranked.")
+    n: int = Field(ge=0, description="Items that count (completed + model failures).")
+    completed: int = Field(ge=0)
+    """Runs that completed."""
+    model_failures: int = Field(ge=0)
+    """Runs that failed through the model's output (count as fails)."""
+    missing: int = Field(ge=0, description="Items with no counted attempt yet.")
+    passes: int = Field(ge=0)
+    """Runs graded pass (k)."""
+    pending_judge: int = Field(ge=0, description="Runs whose judged part is still owed.")
+    pass_rate: float | None = Field(description="passes ÷ n; null when nothing is graded.")
+    pass_rate_ci: Interval | None
+    """95% Wilson interval of the pass rate."""
+    spend_usd: Usd = Field(description="Model + compute spend of every counted run.")
+    cpo_usd: Usd | None = Field(description="spend ÷ passes; null = no successful outcome.")
+    cpo_ci: Interval | None = Field(description="Bootstrap interval over items (seeded).")
+    cpo_ci_dropped_share: float | None = None
+    """Share of bootstrap resamples left out of `cpo_ci` because they held no pass (no CPO)."""
+    cost_per_attempt_usd: Usd | None
+    """Spend ÷ counted attempts."""
+    tokens: TokenTotals
+    """Token totals over counted runs."""
+    latency_median_s: float | None
+    """Median wall-clock seconds per run."""
+    latency_p90_s: float | None
+    """90th-percentile wall-clock seconds per run."""
+    infra_excluded_attempts: int = Field(ge=0)
+    """Attempts excluded for infrastructure errors (re-run)."""
+    infra_excluded_usd: Usd
+    grading_cost_usd: Usd = Field(description="Judge spend; never in CPO.")
+    cost_basis: Literal["measured", "estimate", "compute", "mixed", "none"]
+    """How the cost was obtained: `measured` only if every run was provider-reported."""
+    qualifying: bool = Field(description="pass_rate ≥ 0.80 with every item graded.")
+    void: bool = False
+    """A void cell never enters a rate card, index or trendline."""
+    void_reasons: list[str] = Field(default_factory=list)
+    """Why the cell is void."""
+    diagnostics: dict[str, float] = Field(default_factory=dict, description="Means over runs.")
+    flags: list[str] = Field(default_factory=list, description="e.g. full manual regrade.")
+
+
+class RateLine(Strict):
+    """A priced line of the rate card: CPO × volume."""
+
+    model: Slug
+    model_name: str
+    """Human-readable model name."""
+    mode: Mode
+    """Mode of the priced cell."""
+    cpo_usd: Usd
+    rate_usd: Usd = Field(description="CPO × the workload's volume, to the cent.")
+    pass_rate: float
+    """Pass rate of the priced cell."""
+    pass_rate_ci: Interval
+    """95% Wilson interval of that pass rate."""
+    cost_basis: str
+    """Cost basis of the priced cell."""
+
+
+class RoutingVerdict(Strict):
+    verdict: Literal["pass", "fail", "inconclusive", "not_applicable"]
+    """`pass`, `fail`, `inconclusive` (always with a remedy) or `not_applicable`."""
+    challenger: Slug | None = None
+    """Cheapest qualifying model."""
+    challenger_mode: Mode | None = None
+    """Its mode."""
+    incumbent: Slug | None = None
+    """Flagship model it is compared with."""
+    incumbent_mode: Mode | None = None
+    """Its mode."""
+    quality_diff_ci: Interval | None = Field(
+        default=None, description="Paired bootstrap: challenger − incumbent pass rate."
+    )
+    saving_ci: Interval | None = Field(
+        default=None, description="Paired bootstrap: relative cost saving per item."
+    )
+    margin: float = Field(default=0.10, description="Non-inferiority margin (rate units).")
+    reason: str
+    """Why the verdict is what it is."""
+    remedy: str | None = Field(default=None, description="Always set when inconclusive.")
+
+
+class WorkloadResult(Strict):
+    workload: WorkloadId
+    title: str
+    """Workload title."""
+    unit: str
+    """Rate-card unit, e.g. `Process 1,000 invoices`."""
+    volume: int
+    """Items in the rate-card unit; rate = CPO × volume."""
+    judged: bool
+    """Whether a judge grades part of the outcome."""
+    cells: list[CellResult]
+    """Every cell of the workload."""
+    cheapest_qualifying: RateLine | None
+    """Lowest-CPO qualifying model; null when none qualifies."""
+    flagship: RateLine | None = Field(description="Best-CPO flagship line (even if unqualified).")
+    flagship_note: str | None = None
+    """Note when the flagship does not qualify."""
+    frontier_premium: float | None
+    """Flagship CPO ÷ cheapest-qualifying CPO."""
+    agentic_multiplier: dict[Slug, float | None] = Field(default_factory=dict)
+    """Agentic CPO ÷ single-shot CPO per model."""
+    reference: RateLine | None = Field(description="Reference baseline line, never ranked.")
+    routing: RoutingVerdict
+    """The routing verdict: cheapest qualifying vs flagship."""
+
+
+class EditionResults(Strict):
+    """`results.json`: every published figure of an edition, recomputable by `verify`."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    date: dt.date
+    """Edition date."""
+    methodology_version: str
+    """Methodology version used."""
+    brand: str
+    """Brand in the footer."""
+    reference_only: bool
+    """True when no language model was called."""
+    quality_bar: float = 0.8
+    """Pass rate needed to qualify (the standard's 0.80)."""
+    bootstrap_seed: int
+    """Seed of every bootstrap interval (derived from the edition id)."""
+    bootstrap_reps: int
+    """Bootstrap resamples per interval."""
+    workloads: list[WorkloadResult]
+    """Results per workload."""
+
+
+class TrendPoint(Strict):
+    edition: Slug
+    date: dt.date
+    """Edition date."""
+    workload: WorkloadId
+    model: Slug
+    mode: Mode
+    """Mode."""
+    cpo_usd: Usd | None
+    """CPO in that edition; null = no successful outcome."""
+    cpo_ci: Interval | None
+    """Bootstrap interval of that CPO."""
+    pass_rate: float | None
+    """Pass rate in that edition."""
+    is_reference: bool = False
+    """A reference baseline's point: shown for scale, never ranked."""

@@ -1,0 +1,266 @@
+"""What the runner and the grader write: run records, grade records, spot-check files."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ledgerrate.schema.base import (
+    SCHEMA_VERSION,
+    CostBasis,
+    Mode,
+    Outcome,
+    RunStatus,
+    Sha256,
+    Slug,
+    Strict,
+    UsageBasis,
+    Usd,
+    WorkloadId,
+)
+
+# --------------------------------------------------------------------------- run record
+
+
+class Usage(Strict):
+    """Provider-reported token usage, normalised across families.
+
+    `input_tokens` excludes cached reads and cache writes, so the four input-side counts add
+    up to everything sent; `reasoning_tokens` is a part of `output_tokens` (billed as output
+    unless priced separately).
+    """
+
+    input_tokens: int = Field(default=0, ge=0, description="Uncached input tokens.")
+    cached_input_tokens: int = Field(default=0, ge=0, description="Input tokens read from cache.")
+    cache_write_tokens: int = Field(default=0, ge=0, description="Input tokens written to cache.")
+    output_tokens: int = Field(default=0, ge=0, description="Output tokens, reasoning included.")
+    reasoning_tokens: int = Field(default=0, ge=0, description="Reasoning part of output.")
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
+
+    @property
+    def total_tokens(self) -> int:
+        return (
+            self.input_tokens
+            + self.cached_input_tokens
+            + self.cache_write_tokens
+            + self.output_tokens
+        )
+
+
+class Cost(Strict):
+    """Itemised cost of one call or one run: model spend and compute never mixed."""
+
+    model_usd: Usd = Field(default=Decimal("0"), description="Token spend at frozen prices.")
+    compute_usd: Usd = Field(default=Decimal("0"), description="CPU time × compute price.")
+
+    @property
+    def total_usd(self) -> Decimal:
+        return self.model_usd + self.compute_usd
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(
+            model_usd=self.model_usd + other.model_usd,
+            compute_usd=self.compute_usd + other.compute_usd,
+        )
+
+
+class ToolCall(Strict):
+    id: str = Field(description="Provider's tool-call id (or ours when it gives none).")
+    name: str
+    """Tool name."""
+    arguments: dict[str, Any] = Field(description="Arguments as parsed JSON.")
+
+
+class CallRecord(Strict):
+    """One request to a provider and what came back."""
+
+    step: int = Field(ge=0, description="Agent step (0 for single-shot).")
+    started_at: dt.datetime
+    """When the request was sent (UTC)."""
+    latency_s: float = Field(ge=0)
+    """Wall-clock seconds until the response (or error)."""
+    http_status: int | None = None
+    """HTTP status, null when no response arrived."""
+    response: Any = Field(default=None, description="Raw provider JSON (or text if malformed).")
+    error: str | None = Field(default=None, description="Error text, secrets removed.")
+    usage: Usage = Field(default_factory=Usage)
+    """Usage of this call, normalised."""
+    usage_basis: UsageBasis = UsageBasis.provider_reported
+    """Whether usage was reported by the provider or estimated."""
+    cost: Cost = Field(default_factory=Cost)
+    """Cost of this call at the frozen prices."""
+
+
+class ToolResult(Strict):
+    call: ToolCall
+    """The tool call the model made."""
+    ok: bool = Field(description="False when the tool refused or failed (the model saw why).")
+    output: str = Field(description="Exactly what the model was shown.")
+
+
+class AgentStep(Strict):
+    step: int = Field(ge=0)
+    """Step number, from 0."""
+    text: str = Field(default="", description="Assistant text at this step.")
+    tool_results: list[ToolResult] = Field(default_factory=list)
+    """Tool calls made at this step and what they returned."""
+
+
+class RunRecord(Strict):
+    """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$")
+    """Deterministic id from edition, sitting, cell, item and attempt."""
+    edition: Slug
+    sitting: int = Field(ge=1, description="Sitting number; re-runs open a new one.")
+    kind: Literal["registered", "reproduction"] = "registered"
+    """`registered` for the edition's runs; `reproduction` is shown apart."""
+    workload: WorkloadId
+    model: Slug
+    mode: Mode
+    """`single-shot` or `agentic`."""
+    item_id: Slug
+    attempt: int = Field(ge=1, description="Attempt number; >1 only after infra exclusions.")
+    started_at: dt.datetime
+    """Attempt start (UTC)."""
+    finished_at: dt.datetime
+    """Attempt end (UTC)."""
+    latency_s: float = Field(ge=0, description="Wall-clock seconds for the whole attempt.")
+    status: RunStatus
+    """`completed`, `model_failure` (a fail) or `infra_excluded` (re-run, never counted)."""
+    failure: str | None = Field(default=None, description="Why it was not completed.")
+    outside_window: bool = Field(default=False, description="Run with --allow-outside-window.")
+    simulated: bool = Field(default=False, description="Never true for a published result.")
+    dataset_hash: Sha256
+    prompt_hash: Sha256 = Field(description="sha256 of the rendered prompt sent for this item.")
+    request: dict[str, Any] = Field(description="First request body sent, secrets removed.")
+    calls: list[CallRecord] = Field(default_factory=list)
+    """Every provider call of the attempt, raw responses included."""
+    steps: list[AgentStep] = Field(default_factory=list)
+    """Agent steps with tool calls and results (agentic mode)."""
+    answer: str | None = Field(default=None, description="Final answer text.")
+    tool_state: dict[str, Any] | None = Field(
+        default=None, description="End state of the agentic tools (e.g. journal entries)."
+    )
+    usage: Usage = Field(default_factory=Usage, description="Sum over calls.")
+    usage_basis: UsageBasis
+    """`provider_reported`, `estimated` (chars ÷ 4) or `none` (baselines)."""
+    cost: Cost = Field(default_factory=Cost, description="Sum over calls (+ compute).")
+    cost_basis: CostBasis
+    """`measured` only when every call's usage was provider-reported; `compute` for baselines."""
+    cpu_seconds: float | None = Field(
+        default=None, description="Process CPU time (reference baselines)."
+    )
+
+
+# --------------------------------------------------------------------------- grade record
+
+
+class Check(Strict):
+    name: str = Field(description="Named check, e.g. `total_matches`.")
+    passed: bool
+    """Whether the check passed."""
+    detail: str = Field(default="", description="What was expected and found.")
+
+
+class JudgeBlock(Strict):
+    """What the blinded judge said about one run. Its cost never enters CPO."""
+
+    judge_model: Slug
+    rubric_hash: Sha256
+    anon_id: str = Field(description="Stable, meaningless id the judge saw.")
+    score: float | None = Field(default=None, description="Overall score (e.g. 1–5).")
+    scores: dict[str, float] = Field(default_factory=dict, description="Per criterion.")
+    passed: bool | None = None
+    """Whether the judged part passed under the rubric's rule."""
+    rationale: str = ""
+    """The judge's stated reasons."""
+    usage: Usage = Field(default_factory=Usage)
+    """Judge token usage."""
+    cost: Cost = Field(default_factory=Cost)
+    """Judge spend: grading cost, never in CPO."""
+    second_opinion: JudgeBlock | None = Field(
+        default=None, description="Second judge's grade (sensitivity sample)."
+    )
+
+
+class SpotcheckBlock(Strict):
+    grader: str = Field(description="Pseudonymous human grader.")
+    passed: bool
+    """The human grader's verdict."""
+    notes: str = ""
+    """The human grader's notes."""
+    imported_at: dt.datetime
+    """When the human grade was imported (UTC)."""
+
+
+class GradeRecord(Strict):
+    """A line of `grades/<workload>/<model>/<mode>.jsonl`: one per completed run (revisioned)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$")
+    """The run this grades."""
+    edition: Slug
+    sitting: int = Field(ge=1)
+    """Sitting of the graded run."""
+    workload: WorkloadId
+    model: Slug
+    mode: Mode
+    """Mode of the graded run."""
+    item_id: Slug
+    revision: int = Field(default=1, ge=1, description="Re-grades add a revision, never replace.")
+    graded_at: dt.datetime
+    """When this revision was graded (UTC)."""
+    outcome: Outcome
+    """`pass`, `fail`, or `pending_judge` (never counted as a pass)."""
+    checks: list[Check]
+    """Named deterministic checks; any failure fails the run."""
+    diagnostics: dict[str, float | int | str | bool] = Field(default_factory=dict)
+    """Diagnostic figures (e.g. field accuracy); never decide the outcome."""
+    judge: JudgeBlock | None = None
+    """The blinded judge's grade (judged workloads only)."""
+    spotcheck: SpotcheckBlock | None = None
+    """The human spot-check, when this run was sampled."""
+    grader_hash: Sha256
+
+
+# --------------------------------------------------------------------------- spot-checks
+
+
+class SampleCell(Strict):
+    population: int = Field(ge=0, description="Judged runs in the cell.")
+    runs: list[str] = Field(description="Run ids drawn for human spot-checks.")
+
+
+class SpotcheckSample(Strict):
+    """`spotchecks/<workload>.sample.json`: the seeded ≥ 20% draw, recorded so it can be redrawn."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    workload: WorkloadId
+    seed: int = Field(ge=0, description="Seed of the draw (one per workload per edition).")
+    share: float = Field(gt=0, le=1, description="Share drawn per cell (at least 0.2).")
+    drawn_at: dt.datetime = Field(description="When the sample was drawn (UTC).")
+    cells: dict[str, SampleCell] = Field(description="`model/mode` → the cell's draw.")
+
+
+class FlagCell(Strict):
+    checked: int = Field(ge=0, description="Sampled runs with a human grade.")
+    disagreements: int = Field(ge=0, description="Runs where judge and human disagree.")
+    rate: float = Field(ge=0, le=1, description="disagreements ÷ checked.")
+    sample_size: int = Field(ge=0, description="Runs the sample asked for.")
+    flags: list[str] = Field(description="e.g. `full manual regrade required`.")
+
+
+class SpotcheckFlags(Strict):
+    """`spotchecks/<workload>.flags.json`: judge–human agreement per cell and the notes it
+    adds to the edition's methodology."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    cells: dict[str, FlagCell] = Field(default_factory=dict, description="`model/mode` → tally.")
+    notes: list[str] = Field(default_factory=list, description="Methodology notes to publish.")
