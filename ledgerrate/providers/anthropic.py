@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
+    HttpAdapter,
     MalformedToolCall,
     clip,
     count,
@@ -30,7 +29,7 @@ from ledgerrate.providers.wire import (
     parse_or_infra,
     post_json,
 )
-from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.workloads.base import ToolSpec
 
 FAMILY = "anthropic"
@@ -38,18 +37,10 @@ API_VERSION = "2023-06-01"
 PROTECTED = frozenset({"model", "messages", "tools", "system", "max_tokens", "stream"})
 
 
-class AnthropicMessages:
+class AnthropicMessages(HttpAdapter):
     """Adapter for `POST {base_url}/v1/messages`."""
 
     family = FAMILY
-
-    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
-        self.spec = spec
-        self._client = client
-        self._key = api_key
-
-    def __repr__(self) -> str:
-        return f"AnthropicMessages(model={self.spec.id!r})"
 
     @property
     def url(self) -> str:

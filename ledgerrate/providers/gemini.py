@@ -24,12 +24,11 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
+    HttpAdapter,
     MalformedToolCall,
     count,
     merge_sampling,
@@ -38,7 +37,7 @@ from ledgerrate.providers.wire import (
     parse_or_infra,
     post_json,
 )
-from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.workloads.base import ToolSpec
 
 FAMILY = "gemini"
@@ -61,18 +60,10 @@ BLOCKED = frozenset(
 )
 
 
-class GeminiGenerate:
+class GeminiGenerate(HttpAdapter):
     """Adapter for `POST {base_url}/v1beta/models/{model}:generateContent`."""
 
     family = FAMILY
-
-    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
-        self.spec = spec
-        self._client = client
-        self._key = api_key
-
-    def __repr__(self) -> str:
-        return f"GeminiGenerate(model={self.spec.id!r})"
 
     @property
     def url(self) -> str:

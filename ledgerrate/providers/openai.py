@@ -19,12 +19,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
+    HttpAdapter,
     MalformedToolCall,
     clip,
     count,
@@ -33,25 +32,17 @@ from ledgerrate.providers.wire import (
     parse_or_infra,
     post_json,
 )
-from ledgerrate.schema import ModelSpec, ToolCall, Usage
+from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.workloads.base import ToolSpec
 
 FAMILY = "openai"
 PROTECTED = frozenset({"model", "messages", "tools", "stream"})
 
 
-class OpenAIChat:
+class OpenAIChat(HttpAdapter):
     """Adapter for `POST {base_url}/chat/completions`."""
 
     family = FAMILY
-
-    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
-        self.spec = spec
-        self._client = client
-        self._key = api_key
-
-    def __repr__(self) -> str:
-        return f"OpenAIChat(model={self.spec.id!r})"
 
     @property
     def url(self) -> str:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ledgerrate.providers.base import InfraError, ProviderError, RateLimited
+from ledgerrate.schema import ModelSpec
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
 # proxy's 2 MB error page is not worth storing whole.
@@ -263,3 +264,18 @@ async def post_json(
             f"{family}: HTTP {status} body is not a JSON object", status=status, raw=raw
         )
     return status, parsed
+
+
+class HttpAdapter:
+    """What every HTTP adapter holds: its model, the shared client and the key. The key stays
+    private: it is never part of the adapter's repr, a record or an error."""
+
+    family: str
+
+    def __init__(self, spec: ModelSpec, client: httpx.AsyncClient, api_key: str) -> None:
+        self.spec = spec
+        self._client = client
+        self._key = api_key
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.spec.id!r})"
