@@ -16,7 +16,7 @@ import pytest
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import read_jsonl, to_json
-from ledgerrate.schema import GradeRecord, Outcome, RunRecord, SeedFile
+from ledgerrate.schema import GradeRecord, Outcome, RunRecord, RunStatus, SeedFile
 
 from .reproduce import DatasetCache, compare_edition
 
@@ -202,7 +202,7 @@ def test_unexplained_harness_failure_still_fails(
             return None
         return record.model_copy(
             update={
-                "status": "model_failure",
+                "status": RunStatus.model_failure,
                 "failure": "baseline raised OperationalError: disk I/O error",
                 "answer": None,
                 "tool_state": None,
