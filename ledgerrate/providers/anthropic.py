@@ -23,6 +23,7 @@ from ledgerrate.providers.wire import (
     HttpAdapter,
     MalformedToolCall,
     clip,
+    completion,
     count,
     merge_sampling,
     parse_arguments,
@@ -142,12 +143,15 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         calls = [_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
     except MalformedToolCall as exc:
         raise ModelError(f"anthropic: {exc}", status=status, raw=data, usage=usage) from None
-    if not text and not calls:
-        raise ModelError(
-            f"anthropic: empty output (stop_reason {stop!r})", status=status, raw=data, usage=usage
-        )
-    return Completion(
-        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=stop
+    return completion(
+        "anthropic",
+        text,
+        calls,
+        data=data,
+        usage=usage,
+        status=status,
+        finish=stop,
+        finish_field="stop_reason",
     )
 
 

@@ -30,6 +30,7 @@ from ledgerrate.providers.wire import (
     ErrorDetail,
     HttpAdapter,
     MalformedToolCall,
+    completion,
     count,
     merge_sampling,
     parse_arguments,
@@ -201,12 +202,15 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         ]
     except MalformedToolCall as exc:
         raise ModelError(f"gemini: {exc}", status=status, raw=data, usage=usage) from None
-    if not text and not calls:
-        raise ModelError(
-            f"gemini: empty output (finishReason {finish!r})", status=status, raw=data, usage=usage
-        )
-    return Completion(
-        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+    return completion(
+        "gemini",
+        text,
+        calls,
+        data=data,
+        usage=usage,
+        status=status,
+        finish=finish,
+        finish_field="finishReason",
     )
 
 

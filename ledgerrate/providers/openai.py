@@ -26,6 +26,7 @@ from ledgerrate.providers.wire import (
     HttpAdapter,
     MalformedToolCall,
     clip,
+    completion,
     count,
     merge_sampling,
     parse_arguments,
@@ -181,12 +182,15 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         ]
     except MalformedToolCall as exc:
         raise ModelError(f"openai: {exc}", status=status, raw=data, usage=usage) from None
-    if not text and not calls:
-        raise ModelError(
-            f"openai: empty output (finish_reason {finish!r})", status=status, raw=data, usage=usage
-        )
-    return Completion(
-        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+    return completion(
+        "openai",
+        text,
+        calls,
+        data=data,
+        usage=usage,
+        status=status,
+        finish=finish,
+        finish_field="finish_reason",
     )
 
 

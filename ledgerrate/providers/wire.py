@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ledgerrate.providers.base import InfraError, ProviderError, RateLimited
-from ledgerrate.schema import ModelSpec
+from ledgerrate.providers.base import Completion, InfraError, ModelError, ProviderError, RateLimited
+from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
 # proxy's 2 MB error page is not worth storing whole.
@@ -279,3 +279,28 @@ class HttpAdapter:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.spec.id!r})"
+
+
+def completion(
+    family: str,
+    text: str,
+    calls: list[ToolCall],
+    *,
+    data: Any,
+    usage: Usage | None,
+    status: int,
+    finish: str | None,
+    finish_field: str,
+) -> Completion:
+    """The parsed reply, or `ModelError` when the model said nothing and called nothing: an
+    empty answer is the model's failure (never retried), whatever the finish reason."""
+    if not text and not calls:
+        raise ModelError(
+            f"{family}: empty output ({finish_field} {finish!r})",
+            status=status,
+            raw=data,
+            usage=usage,
+        )
+    return Completion(
+        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+    )

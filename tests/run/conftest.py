@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -10,81 +9,10 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.io import write_yaml
-
 sys.path.insert(0, str(Path(__file__).parent))
 
 import toy
-
-SENTINEL_KEY = "sk-SENTINEL-do-not-leak-7f3a9c"
-
-NOW = dt.datetime.now(dt.UTC)
-
-
-def model(mid: str, provider: str = "openai", **extra: Any) -> dict[str, Any]:
-    if provider == "baseline":
-        return {"id": mid, "name": mid, "provider": "baseline", "family": "reference", **extra}
-    return {
-        "id": mid,
-        "name": mid,
-        "provider": provider,
-        "family": provider,
-        "api_model": extra.pop("api_model", mid),
-        "base_url": extra.pop("base_url", "http://127.0.0.1:9"),
-        "api_key_env": extra.pop("api_key_env", "TOY_API_KEY"),
-        "sampling": {"temperature": 0},
-        **extra,
-    }
-
-
-def price(inp: str = "2.00", out: str = "8.00") -> dict[str, Any]:
-    return {
-        "input_per_mtok": inp,
-        "output_per_mtok": out,
-        "source_url": "https://example.invalid/prices",
-        "retrieved_at": NOW.isoformat(),
-    }
-
-
-def write_edition(
-    root: Path,
-    *,
-    models: list[dict[str, Any]],
-    workloads: list[str] = ("toy.add.v1",),  # type: ignore[assignment]
-    prices: dict[str, Any] | None = None,
-    compute: bool = True,
-    opens: dt.datetime | None = None,
-    n: int = 4,
-) -> Path:
-    opens = opens or NOW - dt.timedelta(hours=1)
-    write_yaml(
-        root / "edition.yaml",
-        {
-            "id": root.name,
-            "date": opens.date().isoformat(),
-            "methodology_version": "1.0",
-            "window": {
-                "opens": opens.isoformat(),
-                "closes": (opens + dt.timedelta(hours=72)).isoformat(),
-            },
-            "workloads": [{"id": w, "n": n} for w in workloads],
-            "models": models,
-        },
-    )
-    table: dict[str, Any] = {
-        "frozen_at": opens.isoformat(),
-        "models": prices
-        if prices is not None
-        else {m["id"]: price() for m in models if m["provider"] != "baseline"},
-    }
-    if compute:
-        table["compute"] = {
-            "vcpu_hour_usd": "0.05",
-            "source_url": "https://example.invalid/compute",
-            "retrieved_at": NOW.isoformat(),
-        }
-    write_yaml(root / "pricing.yaml", table)
-    return root
+from runkit import SENTINEL_KEY, write_edition
 
 
 @pytest.fixture(autouse=True)

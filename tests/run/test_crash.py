@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import stub
-from conftest import model
+from runkit import model
 from test_runner import run
 
 from ledgerrate.generate.register import register_edition

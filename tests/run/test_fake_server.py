@@ -7,8 +7,8 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
-from conftest import SENTINEL_KEY, model, price
 from rich.console import Console
+from runkit import SENTINEL_KEY, model, price
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import toy
-from conftest import model, write_edition
+from runkit import model, write_edition
 
 from ledgerrate.edition import load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import stub
 import toy
-from conftest import model, write_edition
 from rich.console import Console
+from runkit import model, write_edition
 from typer.testing import CliRunner
 
 from ledgerrate.errors import UsageProblem

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import stub
-from conftest import SENTINEL_KEY, model, write_edition
 from rich.console import Console
+from runkit import SENTINEL_KEY, model, write_edition
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
