@@ -139,14 +139,10 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         raise ModelError("anthropic: refusal", status=status, raw=data, usage=usage)
     blocks = data.get("content") or []
     text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-    try:
-        calls = [_tool_call(b) for b in blocks if b.get("type") == "tool_use"]
-    except MalformedToolCall as exc:
-        raise ModelError(f"anthropic: {exc}", status=status, raw=data, usage=usage) from None
     return completion(
         "anthropic",
         text,
-        calls,
+        lambda: [_tool_call(b) for b in blocks if b.get("type") == "tool_use"],
         data=data,
         usage=usage,
         status=status,

@@ -194,18 +194,14 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         )
     parts = (candidate.get("content") or {}).get("parts") or []
     text = "".join(p["text"] for p in parts if "text" in p and not p.get("thought"))
-    try:
-        calls = [
-            _tool_call(p["functionCall"], i)
-            for i, p in enumerate(parts)
-            if isinstance(p.get("functionCall"), dict)
-        ]
-    except MalformedToolCall as exc:
-        raise ModelError(f"gemini: {exc}", status=status, raw=data, usage=usage) from None
     return completion(
         "gemini",
         text,
-        calls,
+        lambda: [
+            _tool_call(p["functionCall"], i)
+            for i, p in enumerate(parts)
+            if isinstance(p.get("functionCall"), dict)
+        ],
         data=data,
         usage=usage,
         status=status,

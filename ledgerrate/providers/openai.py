@@ -171,21 +171,17 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
             f"openai: refusal: {clip(str(refusal))}", status=status, raw=data, usage=usage
         )
     text = _text(message.get("content"))
-    try:
-        calls = [
+    return completion(
+        "openai",
+        text,
+        lambda: [
             ToolCall(
                 id=str(c.get("id") or f"call_{i}"),
                 name=_name(c),
                 arguments=parse_arguments(_name(c), (c.get("function") or {}).get("arguments")),
             )
             for i, c in enumerate(message.get("tool_calls") or [])
-        ]
-    except MalformedToolCall as exc:
-        raise ModelError(f"openai: {exc}", status=status, raw=data, usage=usage) from None
-    return completion(
-        "openai",
-        text,
-        calls,
+        ],
         data=data,
         usage=usage,
         status=status,

@@ -284,7 +284,7 @@ class HttpAdapter:
 def completion(
     family: str,
     text: str,
-    calls: list[ToolCall],
+    parse_calls: Callable[[], list[ToolCall]],
     *,
     data: Any,
     usage: Usage | None,
@@ -292,8 +292,13 @@ def completion(
     finish: str | None,
     finish_field: str,
 ) -> Completion:
-    """The parsed reply, or `ModelError` when the model said nothing and called nothing: an
-    empty answer is the model's failure (never retried), whatever the finish reason."""
+    """The parsed reply, or `ModelError` for the model's own bad output: tool calls that cannot
+    be read, or no text and no call at all. Both are model failures (never retried), whatever
+    the finish reason, and keep the usage the reply reported."""
+    try:
+        calls = parse_calls()
+    except MalformedToolCall as exc:
+        raise ModelError(f"{family}: {exc}", status=status, raw=data, usage=usage) from None
     if not text and not calls:
         raise ModelError(
             f"{family}: empty output ({finish_field} {finish!r})",
