@@ -13,7 +13,13 @@ import httpx
 import pytest
 
 from ledgerrate.providers import make_provider
-from ledgerrate.providers.base import Completion, CompletionRequest, Message, Provider
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    InfraError,
+    Message,
+    Provider,
+)
 from ledgerrate.schema import ModelSpec
 from ledgerrate.testing import scripted_client
 
@@ -92,6 +98,28 @@ def reply(status: int, fixture: str, headers: dict[str, str] | None = None) -> h
     )
 
 
+def check_error(
+    family: str,
+    status: int,
+    fixture: str,
+    headers: dict[str, str],
+    cls: type[Exception],
+    retry_after: float | None,
+) -> None:
+    """One documented error body (`fixture` relative to tests/fixtures/http): the adapter
+    raises `cls` with the status and the body kept (non-JSON bodies as text) and, for infra
+    errors, the wait it should honour. An HTTP date in the past means "now": wait 0."""
+    err, _ = call_with(family, reply(status, fixture, headers))
+    assert type(err) is cls
+    assert err.status == status
+    if fixture.endswith(".json"):
+        assert err.raw == fixture_json(fixture)
+    else:
+        assert err.raw == fixture_text(fixture)
+    if isinstance(err, InfraError):
+        assert err.retry_after == retry_after
+
+
 @pytest.fixture
 def kit() -> SimpleNamespace:
     """The helpers above, as a fixture: test modules cannot import each other under
@@ -104,4 +132,5 @@ def kit() -> SimpleNamespace:
         simple_request=simple_request,
         call_with=call_with,
         reply=reply,
+        check_error=check_error,
     )

@@ -103,13 +103,7 @@ def test_error_classification(
     cls: type[Exception],
     retry_after: float | None,
 ) -> None:
-    err, _ = kit.call_with(F, kit.reply(status, f"anthropic/{fixture}", headers))
-    assert type(err) is cls
-    assert err.status == status
-    assert err.raw == kit.fixture_json(f"anthropic/{fixture}")
-    if isinstance(err, InfraError):
-        # An HTTP date in the past means "now": wait 0, never negative.
-        assert err.retry_after == retry_after
+    kit.check_error(F, status, f"anthropic/{fixture}", headers, cls, retry_after)
 
 
 def test_overloaded_message_names_the_error_type(kit: SimpleNamespace) -> None:

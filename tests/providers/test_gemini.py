@@ -104,12 +104,7 @@ def test_error_classification(
     cls: type[Exception],
     retry_after: float | None,
 ) -> None:
-    err, _ = kit.call_with(F, kit.reply(status, f"gemini/{fixture}", headers))
-    assert type(err) is cls
-    assert err.status == status
-    assert err.raw == kit.fixture_json(f"gemini/{fixture}")
-    if isinstance(err, InfraError):
-        assert err.retry_after == retry_after
+    kit.check_error(F, status, f"gemini/{fixture}", headers, cls, retry_after)
 
 
 def _tool() -> ToolSpec:

@@ -126,15 +126,7 @@ def test_error_classification(
     cls: type[Exception],
     retry_after: float | None,
 ) -> None:
-    err, _ = kit.call_with(F, kit.reply(status, fixture, headers))
-    assert type(err) is cls
-    assert err.status == status
-    if isinstance(err, InfraError):
-        assert err.retry_after == retry_after
-    if fixture.endswith(".json"):
-        assert err.raw == kit.fixture_json(fixture)
-    else:
-        assert err.raw == kit.fixture_text(fixture)  # non-JSON bodies are kept as text
+    kit.check_error(F, status, fixture, headers, cls, retry_after)
 
 
 def test_error_message_quotes_provider_text(kit: SimpleNamespace) -> None:
