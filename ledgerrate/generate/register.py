@@ -25,6 +25,7 @@ from ledgerrate.generate.dataset import build_dataset, make_card
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
 from ledgerrate.io import write_json
 from ledgerrate.schema import Registration, SeedEntry, SeedFile, WorkloadRegistration
+from ledgerrate.workloads.base import Dataset, Workload
 
 
 def toolchain_version() -> str:
@@ -32,6 +33,26 @@ def toolchain_version() -> str:
         return version("ledgerrate")
     except PackageNotFoundError:
         return "unknown"
+
+
+MAX_DRAWS = 5
+
+
+def draw_dataset(workload: Workload, n: int) -> tuple[SeedEntry, Dataset, int]:
+    """A fresh seed and its dataset. A generator may refuse a seed whose data would be unusable
+    (it raises ValueError); the seed is then redrawn, a bounded number of times, and the count
+    of refusals is sealed in the registration."""
+    problems = []
+    for rejected in range(MAX_DRAWS):
+        seed = new_seed_entry()
+        try:
+            return seed, build_dataset(workload, seed.seed, n), rejected
+        except ValueError as exc:
+            problems.append(str(exc))
+    raise UsageProblem(
+        f"{workload.id}: the generator refused {MAX_DRAWS} fresh seeds in a row; "
+        f"the last reason: {problems[-1]}"
+    )
 
 
 def register_edition(
@@ -64,8 +85,7 @@ def register_edition(
     cards = {}
     for entry in edition.manifest.workloads:
         workload = found[entry.id]
-        seed = new_seed_entry()
-        dataset = build_dataset(workload, seed.seed, entry.n)
+        seed, dataset, rejected = draw_dataset(workload, entry.n)
         seeds[entry.id] = seed
         cards[entry.id] = make_card(workload, dataset, seed.commitment)
         sealed[entry.id] = WorkloadRegistration(
@@ -77,6 +97,7 @@ def register_edition(
             dataset_hash=dataset.hash,
             seed_commitment=seed.commitment,
             n_items=len(dataset.items),
+            rejected_draws=rejected,
         )
 
     write_private_seeds(paths, SeedFile(edition=edition.manifest.id, seeds=seeds))

@@ -207,6 +207,13 @@ class WorkloadRegistration(Strict):
     seed_commitment: Sha256 = Field(description="sha256(seed ‖ salt); opened at seed release.")
     n_items: int = Field(ge=1)
     """Items in the dataset (the standard's n = 15)."""
+    rejected_draws: int = Field(
+        default=0,
+        ge=0,
+        description="Seeds drawn before this one that the generator refused as unusable (e.g. a "
+        "reference query with an empty result). Disclosed because a redraw is a choice; it never "
+        "looks at any model's result.",
+    )
 
 
 class Registration(Strict):

@@ -87,3 +87,34 @@ def test_dataset_for_unregistered_and_release(edition_factory, lookup, private_d
     assert dataset_for(root, "toy.add.v1", lookup=lookup).hash == (
         reg.workloads["toy.add.v1"].dataset_hash
     )
+
+
+def _refusing(times: int, base):
+    """The toy workload with a generator that refuses its first `times` seeds."""
+    calls = {"n": 0}
+
+    def generate(rng, n):
+        calls["n"] += 1
+        if calls["n"] <= times:
+            raise ValueError("reference result unusable for this seed")
+        return base.generate(rng, n)
+
+    return dataclasses.replace(base, generate=generate)
+
+
+def test_register_redraws_a_refused_seed_and_discloses_it(edition_factory, lookup) -> None:
+    refusing = _refusing(2, lookup("toy.add.v1"))
+    root = edition_factory(models=[model("ref", "baseline")])
+    registration = register_edition(root, lookup=lambda _wid: refusing)
+    sealed = registration.workloads["toy.add.v1"]
+    assert sealed.rejected_draws == 2
+    # The sealed seed is the accepted one: it regenerates the registered dataset.
+    assert dataset_for(root, "toy.add.v1", lookup=lambda _wid: refusing).hash == sealed.dataset_hash
+
+
+def test_register_gives_up_after_bounded_redraws(edition_factory, lookup) -> None:
+    refusing = _refusing(99, lookup("toy.add.v1"))
+    root = edition_factory(models=[model("ref", "baseline")])
+    with pytest.raises(UsageProblem, match="refused 5 fresh seeds"):
+        register_edition(root, lookup=lambda _wid: refusing)
+    assert not (root / "registration.json").exists()
