@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_json
+from ledgerrate.hashing import LEGACY_SCHEME, HashScheme, sha256_json
 from ledgerrate.io import FileProblem, load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionManifest, PricingTable, ProviderFamily, Registration
@@ -68,12 +68,12 @@ def load_edition(edition_dir: Path) -> Edition:
     )
 
 
-def edition_hash(manifest: EditionManifest) -> str:
-    return sha256_json(manifest.model_dump(mode="json"))
+def edition_hash(manifest: EditionManifest, scheme: HashScheme = LEGACY_SCHEME) -> str:
+    return sha256_json(manifest.model_dump(mode="json"), scheme)
 
 
-def pricing_hash(pricing: PricingTable) -> str:
-    return sha256_json(pricing.model_dump(mode="json"))
+def pricing_hash(pricing: PricingTable, scheme: HashScheme = LEGACY_SCHEME) -> str:
+    return sha256_json(pricing.model_dump(mode="json"), scheme)
 
 
 def require_registration(edition: Edition) -> Registration:
@@ -94,9 +94,10 @@ def registration_mismatches(edition: Edition, lookup: WorkloadLookup) -> list[st
         problems.append(
             f"{where}: registered for edition {reg.edition!r}, not {edition.paths.id!r}"
         )
-    if reg.edition_hash != edition_hash(edition.manifest):
+    scheme = reg.hash_scheme
+    if reg.edition_hash != edition_hash(edition.manifest, scheme):
         problems.append(f"{where}: edition.yaml changed since registration (edition hash)")
-    if reg.pricing_hash != pricing_hash(edition.pricing):
+    if reg.pricing_hash != pricing_hash(edition.pricing, scheme):
         problems.append(f"{where}: pricing.yaml changed since registration (pricing hash)")
     for entry in edition.manifest.workloads:
         sealed = reg.workloads.get(entry.id)
@@ -109,7 +110,7 @@ def registration_mismatches(edition: Edition, lookup: WorkloadLookup) -> list[st
             problems.append(f"{where}: workload {entry.id}: {exc.args[0] if exc.args else exc}")
             continue
         current = {
-            "workload hash": (sealed.workload_hash, workload.workload_hash),
+            "workload hash": (sealed.workload_hash, workload.workload_hash_for(scheme)),
             "prompt hash": (sealed.prompt_hash, workload.prompt_hash),
             "rubric hash": (sealed.rubric_hash, workload.rubric_hash),
             "grader hash": (sealed.grader_hash, workload.grader_hash),

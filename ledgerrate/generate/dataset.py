@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from importlib.metadata import PackageNotFoundError, version
 
+from ledgerrate.hashing import NEW_SCHEME, HashScheme
 from ledgerrate.metrics.power import power_plan
 from ledgerrate.schema import CardItem, DatasetCard
 from ledgerrate.workloads import get
@@ -34,7 +35,28 @@ def stack_versions() -> dict[str, str]:
     return found
 
 
-def make_card(workload: Workload, dataset: Dataset, seed_commitment: str | None) -> DatasetCard:
+def stack_drift(recorded: dict[str, str]) -> str:
+    """Which dataset-shaping libraries differ from the versions a card recorded, in words.
+
+    A dataset hash that no longer matches is most often a library upgrade, not a changed
+    generator: saying which one turns a bare mismatch into a fix (install that version)."""
+    now = stack_versions()
+    changed = [
+        f"{name} {recorded[name]} when sealed, {now.get(name, 'absent')} here"
+        for name in sorted(recorded)
+        if now.get(name) != recorded[name]
+    ]
+    if not changed:
+        return "the libraries that shape dataset bytes are at the recorded versions"
+    return "; ".join(changed)
+
+
+def make_card(
+    workload: Workload,
+    dataset: Dataset,
+    seed_commitment: str | None,
+    scheme: HashScheme = NEW_SCHEME,
+) -> DatasetCard:
     strata = Counter(s for item in dataset.items for s in item.strata)
     files = {
         f"{item.id}/{name}": sha
@@ -43,7 +65,7 @@ def make_card(workload: Workload, dataset: Dataset, seed_commitment: str | None)
     }
     return DatasetCard(
         workload=workload.id,
-        dataset_hash=dataset.hash,
+        dataset_hash=dataset.hash_for(scheme),
         generator_hash=workload.generator_hash,
         seed_commitment=seed_commitment,
         n_items=len(dataset.items),
@@ -52,4 +74,5 @@ def make_card(workload: Workload, dataset: Dataset, seed_commitment: str | None)
         power_plan=power_plan(len(dataset.items)),
         files=files,
         stack=stack_versions(),
+        hash_scheme=scheme,
     )

@@ -23,6 +23,7 @@ from ledgerrate.edition import (
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, make_card
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
+from ledgerrate.hashing import NEW_SCHEME
 from ledgerrate.io import write_json
 from ledgerrate.schema import Registration, SeedEntry, SeedFile, WorkloadRegistration
 from ledgerrate.workloads.base import Dataset, Workload
@@ -87,14 +88,14 @@ def register_edition(
         workload = found[entry.id]
         seed, dataset, rejected = draw_dataset(workload, entry.n)
         seeds[entry.id] = seed
-        cards[entry.id] = make_card(workload, dataset, seed.commitment)
+        cards[entry.id] = make_card(workload, dataset, seed.commitment, NEW_SCHEME)
         sealed[entry.id] = WorkloadRegistration(
-            workload_hash=workload.workload_hash,
+            workload_hash=workload.workload_hash_for(NEW_SCHEME),
             prompt_hash=workload.prompt_hash,
             rubric_hash=workload.rubric_hash,
             grader_hash=workload.grader_hash,
             generator_hash=workload.generator_hash,
-            dataset_hash=dataset.hash,
+            dataset_hash=dataset.hash_for(NEW_SCHEME),
             seed_commitment=seed.commitment,
             n_items=len(dataset.items),
             rejected_draws=rejected,
@@ -106,10 +107,11 @@ def register_edition(
     registration = Registration(
         edition=edition.manifest.id,
         registered_at=now or dt.datetime.now(dt.UTC),
-        edition_hash=edition_hash(edition.manifest),
-        pricing_hash=pricing_hash(edition.pricing),
+        edition_hash=edition_hash(edition.manifest, NEW_SCHEME),
+        pricing_hash=pricing_hash(edition.pricing, NEW_SCHEME),
         workloads=sealed,
         toolchain_version=toolchain_version(),
+        hash_scheme=NEW_SCHEME,
     )
     write_json(paths.registration, registration)
     return registration

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from ledgerrate.edition import WorkloadLookup, load_edition, require_registration
 from ledgerrate.errors import UsageProblem
-from ledgerrate.generate.dataset import build_dataset
+from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import load_model, write_json
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import SeedEntry, SeedFile
+from ledgerrate.schema import DatasetCard, SeedEntry, SeedFile
 from ledgerrate.workloads.base import Dataset
 
 SEED_BITS = 63
@@ -96,11 +96,14 @@ def dataset_for(
     except KeyError as exc:
         raise UsageProblem(f"{workload_id}: {exc.args[0] if exc.args else exc}") from None
     dataset = build_dataset(workload, seed, sealed.n_items)
-    if dataset.hash != sealed.dataset_hash:
+    found = dataset.hash_for(registration.hash_scheme)
+    if found != sealed.dataset_hash:
+        card_path = edition.paths.card(workload_id)
+        recorded = load_model(DatasetCard, card_path).stack if card_path.exists() else {}
         raise UsageProblem(
-            f"{workload_id}: regenerated dataset hash {dataset.hash[:12]}… differs from the "
+            f"{workload_id}: regenerated dataset hash {found[:12]}… differs from the "
             f"registered {sealed.dataset_hash[:12]}…; the generator or a library shaping the "
-            "data changed (see the dataset card's `stack`)"
+            f"data changed ({stack_drift(recorded)})"
         )
     return dataset
 

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import seed_commitment, sha256_bytes
+from ledgerrate.hashing import canonical_json, seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem, atomic_write_bytes
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import EditionResults
@@ -118,6 +118,11 @@ def _dataset_files(edition: Edition, dest: Path) -> list[str]:
         # Some workloads render their PDFs on demand from the item text (the dataset hash
         # covers that text); publication is where they are wanted.
         render_more = _on_demand_files(workload)
+        # The hashed content in its canonical bytes: `sha256sum dataset.json` is the registered
+        # dataset hash, which a reader can check without this toolchain (methodology: hashes).
+        scheme = edition.registration.hash_scheme if edition.registration else 1
+        canonical = canonical_json(dataset.content(), scheme).encode("utf-8")
+        atomic_write_bytes(dest / "datasets" / workload / "dataset.json", canonical)
         for item in dataset.items:
             files = dict(item.files)
             if render_more is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,15 @@ Slug = Annotated[
     ),
 ]
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex sha256.")]
+HashSchemeField = Annotated[
+    Literal[1, 2],
+    Field(
+        description=(
+            "Canonical-JSON scheme of this file's JSON hashes: 1 = Python json.dumps with "
+            "sorted keys (editions sealed before scheme 2), 2 = RFC 8785 (JCS). Absent means 1."
+        )
+    ),
+]
 Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialised as a string).")]
 
 

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
+    HashSchemeField,
     ProviderFamily,
     Sha256,
     Slug,
@@ -227,6 +228,7 @@ class Registration(Strict):
     workloads: dict[WorkloadId, WorkloadRegistration]
     """Sealed hashes per workload version."""
     toolchain_version: str = Field(description="ledgerrate version that registered.")
+    hash_scheme: HashSchemeField = 1
 
 
 # --------------------------------------------------------------------------- seeds
@@ -297,3 +299,4 @@ class DatasetCard(Strict):
     stack: dict[str, str] = Field(
         default_factory=dict, description="Versions of libraries that shape the dataset bytes."
     )
+    hash_scheme: HashSchemeField = 1

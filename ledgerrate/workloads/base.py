@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ledgerrate.hashing import sha256_bytes, sha256_json, sha256_text, source_hash
+from ledgerrate.hashing import (
+    LEGACY_SCHEME,
+    HashScheme,
+    sha256_bytes,
+    sha256_json,
+    sha256_text,
+    source_hash,
+)
 from ledgerrate.schema import Check
 
 
@@ -49,14 +56,20 @@ class Dataset:
 
     @property
     def hash(self) -> str:
+        """The hash under scheme 1, the scheme of the editions sealed before scheme 2."""
+        return self.hash_for(LEGACY_SCHEME)
+
+    def content(self) -> dict[str, Any]:
+        """What the dataset hash covers, published as `dataset.json` once seeds are released."""
+        return {
+            "workload": self.workload,
+            "items": [item.content() for item in self.items],
+            "shared": self.shared,
+        }
+
+    def hash_for(self, scheme: HashScheme) -> str:
         """Depends only on content: same items and shared data, same hash, on any machine."""
-        return sha256_json(
-            {
-                "workload": self.workload,
-                "items": [item.content() for item in self.items],
-                "shared": self.shared,
-            }
-        )
+        return sha256_json(self.content(), scheme)
 
     def item(self, item_id: str) -> Item:
         for item in self.items:
@@ -181,6 +194,9 @@ class Workload:
 
     @property
     def workload_hash(self) -> str:
+        return self.workload_hash_for(LEGACY_SCHEME)
+
+    def workload_hash_for(self, scheme: HashScheme) -> str:
         return sha256_json(
             {
                 "id": self.id,
@@ -190,5 +206,6 @@ class Workload:
                 "generator": self.generator_hash,
                 "prompt_code": source_hash(self.prompt, *self.prompt_sources),
                 "output_schema": dict(self.output_schema),
-            }
+            },
+            scheme,
         )

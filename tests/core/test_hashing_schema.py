@@ -73,3 +73,38 @@ def test_schema_command_exports_valid_json(tmp_path: Path) -> None:
         doc = json.loads(path.read_text())
         assert doc["$schema"].startswith("https://json-schema.org/")
         assert doc["additionalProperties"] is False
+
+
+def test_scheme_2_is_rfc8785_and_scheme_1_stays_as_sealed() -> None:
+    value = {"b": 1.0, "a": [1e-7, 1e21, 0.1], "é": "x", "\u20ac": Decimal("2.50")}
+    # Scheme 1 is what the November 2026 editions were sealed with: Python's float repr.
+    assert canonical_json(value, 1) == '{"a":[1e-07,1e+21,0.1],"b":1.0,"é":"x","€":"2.50"}'
+    # Scheme 2 is RFC 8785: ECMAScript number spelling, keys by UTF-16 code units.
+    assert canonical_json(value, 2) == '{"a":[1e-7,1e+21,0.1],"b":1,"é":"x","€":"2.50"}'
+    assert sha256_json(value, 1) != sha256_json(value, 2)
+    # Where both agree (strings and integers only), the hash is the same in both schemes.
+    plain = {"id": "x", "n": [1, 2], "s": 'line\nbreak "quoted"'}
+    assert sha256_json(plain, 1) == sha256_json(plain, 2)
+
+
+def test_both_schemes_refuse_nan_and_infinity() -> None:
+    import math
+
+    import pytest
+
+    from ledgerrate.hashing import HashingError
+
+    for bad in (math.nan, math.inf, -math.inf):
+        for scheme in (1, 2):
+            with pytest.raises(HashingError):
+                sha256_json({"x": [bad]}, scheme)  # type: ignore[arg-type]
+    with pytest.raises(HashingError):
+        canonical_json({"x": 1}, 3)  # type: ignore[arg-type]
+
+
+def test_scheme_2_spells_integers_beyond_doubles_as_strings() -> None:
+    # A 63-bit database seed has no exact double: JCS would refuse it, so it hashes as text.
+    big = 5633862341734979321
+    assert canonical_json({"seed": big, "n": 2**53 - 1, "t": True}, 2) == (
+        '{"n":9007199254740991,"seed":"5633862341734979321","t":true}'
+    )

@@ -20,6 +20,7 @@ def test_register_seals_once_and_dataset_round_trips(edition_factory, lookup, pr
     root = edition_factory(models=[model("m1")], workloads=["toy.add.v1", "toy.mul.v1"])
     reg = register_edition(root, lookup=lookup)
     assert set(reg.workloads) == {"toy.add.v1", "toy.mul.v1"}
+    assert reg.hash_scheme == 2  # new registrations hash with RFC 8785
     seeds = load_seeds(root)
     assert (private_dir / "2026-07" / "seeds.json").exists()
     assert not (root / "seeds.json").exists()  # withheld
@@ -30,7 +31,8 @@ def test_register_seals_once_and_dataset_round_trips(edition_factory, lookup, pr
         card = json.loads((root / "datasets" / wid / "card.json").read_text())
         assert card["dataset_hash"] == sealed.dataset_hash
         assert card["seed_commitment"] == sealed.seed_commitment
-        assert dataset_for(root, wid, lookup=lookup).hash == sealed.dataset_hash
+        assert card["hash_scheme"] == 2
+        assert dataset_for(root, wid, lookup=lookup).hash_for(2) == sealed.dataset_hash
     # the two workloads got different seeds
     assert seeds.seeds["toy.add.v1"].seed != seeds.seeds["toy.mul.v1"].seed
     with pytest.raises(UsageProblem, match="already registered"):
