@@ -2,15 +2,19 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-12)
+# Every Python package at the exact version it was tested with: dataset bytes (invoice PDFs)
+# depend on weasyprint, pdfplumber and pdfminer, so an unpinned install could regenerate a
+# different dataset and fail `verify`. `make lock` refreshes it from pyproject.toml.
+LOCK   := requirements.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | sha256sum | cut -c1-12)
 
-.PHONY: site test test-fast lint deps clean
+.PHONY: site test test-fast lint lock deps clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	bash scripts/install-system-deps.sh site
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -18,19 +22,25 @@ deps: $(STAMP)
 
 site: $(STAMP)
 	$(BIN)/ledgerrate build --editions editions --out build
-	@echo "open build/site/index.html"
+	@echo "preview: $(BIN)/mkdocs serve (or python3 -m http.server -d build/site)"
 
 test: $(STAMP)
 	bash scripts/install-system-deps.sh test
-	$(BIN)/ruff check .
+	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not slow"
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy ledgerrate
+
+lock: $(STAMP)
+	$(BIN)/pip-compile -q --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
+		--allow-unsafe -o $(LOCK) pyproject.toml
 
 clean:
-	rm -rf build .pytest_cache .ruff_cache
+	rm -rf build .pytest_cache .ruff_cache .mypy_cache

@@ -9,15 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import LEGACY_SCHEME, HashScheme, sha256_json
 from ledgerrate.io import FileProblem, load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionManifest, PricingTable, ProviderFamily, Registration
-from ledgerrate.workloads.base import Workload
 
-WorkloadLookup = Callable[[str], Workload]
+if TYPE_CHECKING:
+    from ledgerrate.workloads.base import Workload
+
+# A lookup of workload versions by id; the core only names the type, so it stays below workloads.
+WorkloadLookup = Callable[[str], "Workload"]
 
 
 @dataclass(frozen=True)

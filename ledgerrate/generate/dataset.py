@@ -7,8 +7,8 @@ from collections import Counter
 from importlib.metadata import PackageNotFoundError, version
 
 from ledgerrate.hashing import NEW_SCHEME, HashScheme
-from ledgerrate.metrics.power import power_plan
 from ledgerrate.schema import CardItem, DatasetCard
+from ledgerrate.stats.power import power_plan
 from ledgerrate.workloads import get
 from ledgerrate.workloads.base import Dataset, Workload
 

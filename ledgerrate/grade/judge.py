@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ledgerrate.cost import estimate_usage, usage_cost
 from ledgerrate.providers.base import CompletionRequest, Message, Provider, ProviderError
-from ledgerrate.run.cost import estimate_usage, usage_cost
 from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Item, Workload

@@ -22,8 +22,8 @@ import pandas as pd
 
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.intervals import DEFAULT_REPS, resample_indices
-from ledgerrate.metrics.power import minimum_detectable_difference
 from ledgerrate.schema import CellResult, Interval, RoutingVerdict
+from ledgerrate.stats.power import minimum_detectable_difference
 
 MARGIN = 0.10
 METHOD = "paired-bootstrap-percentile-95"

@@ -31,7 +31,7 @@ from ledgerrate.providers.wire import (
     post_json,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 FAMILY = "anthropic"
 API_VERSION = "2023-06-01"

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerrate.run.cost import compute_cost
+from ledgerrate.cost import compute_cost
 from ledgerrate.schema import Cost, CostBasis, PricingTable, RunRecord, RunStatus, UsageBasis
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 

@@ -39,7 +39,7 @@ from ledgerrate.providers.wire import (
     post_json,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 FAMILY = "gemini"
 LOCAL_ID_PREFIX = "local-call-"

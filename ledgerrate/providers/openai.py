@@ -34,7 +34,7 @@ from ledgerrate.providers.wire import (
     post_json,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 FAMILY = "openai"
 PROTECTED = frozenset({"model", "messages", "tools", "stream"})

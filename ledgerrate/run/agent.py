@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from ledgerrate.cost import estimate_usage, usage_cost
 from ledgerrate.hashing import canonical_json
 from ledgerrate.providers.base import (
     Completion,
@@ -29,7 +30,6 @@ from ledgerrate.providers.base import (
     ModelError,
     ProviderError,
 )
-from ledgerrate.run.cost import estimate_usage, usage_cost
 from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
     AgentStep,

@@ -7,10 +7,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.cost import compute_cost, usage_cost
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import iter_jsonl, load_model
 from ledgerrate.layout import EditionPaths
-from ledgerrate.run.cost import compute_cost, usage_cost
 from ledgerrate.schema import (
     CostBasis,
     EditionResults,

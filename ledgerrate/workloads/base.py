@@ -23,6 +23,12 @@ from ledgerrate.hashing import (
 )
 from ledgerrate.schema import Check
 
+# Re-exported: `sandbox/sql.py` is hashed into registered workload versions and imports them from
+# here; new code imports them from `ledgerrate.tools`.
+from ledgerrate.tools import ToolError, Toolset, ToolSpec
+
+__all__ = ["ToolError", "ToolSpec", "Toolset"]
+
 
 @dataclass(frozen=True)
 class Item:
@@ -115,30 +121,6 @@ class Grade:
 
 def check(name: str, passed: bool, detail: str = "") -> Check:
     return Check(name=name, passed=bool(passed), detail=detail)
-
-
-class ToolError(Exception):
-    """A refusal or failure the model is shown as the tool's output (never a crash)."""
-
-
-@dataclass
-class ToolSpec:
-    """A tool offered in agentic mode; adapters translate `parameters` into each family's format."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]  # JSON Schema of the arguments object
-    run: Callable[[dict[str, Any]], str]
-
-
-class Toolset(Protocol):
-    """The agentic sandbox of one item: its tools and, at the end, their state."""
-
-    tools: list[ToolSpec]
-
-    def state(self) -> dict[str, Any] | None: ...
-
-    def close(self) -> None: ...
 
 
 class ToolFactory(Protocol):

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from ledgerrate.cost import usage_cost
 from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import (
     Completion,
@@ -23,7 +24,6 @@ from ledgerrate.providers.base import (
     RateLimited,
 )
 from ledgerrate.providers.wire import ConfigError
-from ledgerrate.run.cost import usage_cost
 from ledgerrate.schema import ModelPrice, PricingTable, Usage
 from ledgerrate.testing import (
     DEFAULT_TEXT,

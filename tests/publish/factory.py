@@ -13,7 +13,6 @@ from pathlib import Path
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import append_jsonl, write_json, write_yaml
 from ledgerrate.layout import EditionPaths
-from ledgerrate.metrics.power import power_plan
 from ledgerrate.schema import (
     CardItem,
     CellResult,
@@ -33,6 +32,7 @@ from ledgerrate.schema import (
     WorkloadRegistration,
     WorkloadResult,
 )
+from ledgerrate.stats.power import power_plan
 
 PAYLOADS = (
     "<script>alert(1)</script>",

@@ -337,19 +337,6 @@ def test_sentinel_key_never_written_or_printed(edition_factory, lookup, capsys) 
     assert "[redacted]" in "".join(p.read_text() for p in written if p.suffix == ".jsonl")
 
 
-def test_runner_never_grades() -> None:
-    """Blind grading: nothing under ledgerrate/run may import the grader or call grade()."""
-    import ledgerrate.run
-
-    folder = Path(ledgerrate.run.__file__).parent
-    sources = {p.name: p.read_text() for p in folder.rglob("*.py")}
-    assert "scheduler.py" in sources and "agent.py" in sources
-    for name, text in sources.items():
-        assert "ledgerrate.grade" not in text, name
-        assert ".grade(" not in text, name
-        assert "import grade" not in text, name
-
-
 def test_window_closing_mid_run_stops_it(edition_factory, lookup) -> None:
     root = registered(edition_factory, lookup, models=[model("m1")])
     from ledgerrate.edition import load_edition

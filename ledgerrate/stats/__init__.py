@@ -1,0 +1,1 @@
+"""Statistics every stage may use: intervals and power plans (core layer, no stage imports)."""

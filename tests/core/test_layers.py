@@ -1,0 +1,46 @@
+"""The layer contract (`.importlinter`): stages flow one way and the runner cannot grade."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [str(LINT), "--config", str(REPO / ".importlinter"), "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_package_keeps_its_layers() -> None:
+    result = _lint(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout or "broken" not in result.stdout.split("Contracts:")[-1]
+
+
+def test_a_runner_that_imports_the_grader_breaks_the_contract(tmp_path: Path) -> None:
+    """Blind grading: a relative import from run/ into grade/ (which a text search misses) and
+    an adapter reaching up into the runner both break the build."""
+    shutil.copytree(
+        REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    agent = tmp_path / "ledgerrate" / "run" / "agent.py"
+    agent.write_text(agent.read_text() + "\nfrom ..grade import stage as _peek  # noqa\n")
+    adapter = tmp_path / "ledgerrate" / "providers" / "openai.py"
+    adapter.write_text(adapter.read_text() + "\nfrom ledgerrate.run import limits as _up  # noqa\n")
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "ledgerrate.run.agent -> ledgerrate.grade.stage" in result.stdout
+    assert "ledgerrate.providers.openai -> ledgerrate.run.limits" in result.stdout
