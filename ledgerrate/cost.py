@@ -25,17 +25,8 @@ def price_for(pricing: PricingTable, model_id: str) -> ModelPrice:
         ) from None
 
 
-def require_prices(pricing: PricingTable, model_ids: list[str]) -> None:
-    """Refuse a run before any call when any model lacks a price."""
-    missing = [m for m in model_ids if m not in pricing.models]
-    if missing:
-        raise UsageProblem(
-            *(f"pricing.yaml has no price for model {m!r}; add it under `models:`" for m in missing)
-        )
-
-
 def token_cost(usage: Usage, price: ModelPrice) -> Decimal:
-    cached = price.cached_input_per_mtok if price.cached_input_per_mtok is not None else None
+    cached = price.cached_input_per_mtok
     cache_write = price.cache_write_per_mtok
     reasoning = price.reasoning_per_mtok
     visible_output = usage.output_tokens - (usage.reasoning_tokens if reasoning is not None else 0)

@@ -9,7 +9,7 @@ lr=.venv/bin/ledgerrate
 export LEDGERRATE_PRIVATE_DIR="${LEDGERRATE_PRIVATE_DIR:-private}"
 
 first=editions/2026-11
-second=editions/2026-12
+second=editions/2026-11-b
 
 # Edition 2026-11, inside its window: seal, run, grade, publish (build records results.json and
 # published.json at first publication).
@@ -19,7 +19,7 @@ $lr grade "$first"
 $lr build
 
 # After 2026-11's window closed: release its seeds (checked against the registered commitments),
-# then edition 2026-12, which carries extract.invoice.v2.
+# then edition 2026-11-b, which carries extract.invoice.v2.
 $lr seeds release "$first"
 $lr register "$second"
 $lr run "$second"

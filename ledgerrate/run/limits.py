@@ -1,8 +1,9 @@
 """Concurrency limits and backoff: a global cap, per-provider adaptive caps, jittered retries.
 
-A provider that answers 429 is asking us to slow down: its cap is halved, every request to it
-waits out Retry-After, and the cap climbs back one slot per run of successes (additive increase,
-multiplicative decrease), so a busy provider settles near the rate it can take.
+A provider that answers 429 is asking us to slow down: its cap shrinks to three quarters (the
+`decrease` factor), every request to it waits out Retry-After, and the cap climbs back one slot
+per run of successes (additive increase, multiplicative decrease), so a busy provider settles
+near the rate it can take.
 """
 
 from __future__ import annotations
