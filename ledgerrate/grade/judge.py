@@ -139,7 +139,7 @@ async def judge_one(
         usage = estimate_usage(prompt_chars, len(completion.text))
         note = "[judge usage estimated from characters] "
     cost = usage_cost(usage, pricing, spec.id)
-    base = {
+    base: dict[str, Any] = {
         "judge_model": spec.id,
         "rubric_hash": workload.rubric_hash,
         "anon_id": anon,

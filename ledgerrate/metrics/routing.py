@@ -16,6 +16,7 @@ reach, and saying so is the honest result.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -150,7 +151,7 @@ def routing_verdict(
             incumbent,
         )
     pairs = paired_items(challenger.data, incumbent.data)
-    base = {
+    base: dict[str, Any] = {
         "challenger": challenger.result.model,
         "challenger_mode": challenger.result.mode,
         "incumbent": incumbent.result.model,
@@ -170,7 +171,7 @@ def routing_verdict(
     if short > 0 and remedy is not None:
         remedy += f"; {short} items are not yet graded in both cells and were left out"
     return RoutingVerdict(
-        verdict=verdict,  # type: ignore[arg-type]
+        verdict=verdict,
         quality_diff_ci=quality,
         saving_ci=saving,
         reason=reason,

@@ -168,7 +168,8 @@ def describe_error(body: Any) -> ErrorDetail:
     if not isinstance(err, dict):
         return ErrorDetail(message=clip(str(body)))
     kind = str(err.get("type") or "")
-    details = err.get("details") if isinstance(err.get("details"), dict) else {}
+    found = err.get("details")
+    details = found if isinstance(found, dict) else {}
     return ErrorDetail(
         message=f"{kind}: {err.get('message', '')}" if kind else str(err.get("message", "")),
         # A spend cap answers 429 too, but no wait short of next month lifts it.

@@ -44,7 +44,7 @@ def is_harness_error(exc: BaseException) -> bool:
 def is_harness_failure(failure: str | None) -> bool:
     """Whether a logged failure text records a machine fault (for records written before such
     faults were classified as infrastructure errors)."""
-    return bool(failure) and any(marker in failure for marker in _HARNESS_SQLITE)
+    return failure is not None and any(marker in failure for marker in _HARNESS_SQLITE)
 
 
 def _timed(

@@ -48,7 +48,7 @@ def _accruals(files: Mapping[str, str], box: SqlSandbox, writer: JournalWriter) 
         start, _to, _end = _field(text, "Service period").partition(" to ")
         if number in booked or not start.startswith(fdb.CLOSE_PERIOD):
             continue
-        amount = _dollars(re.search(_MONEY, _field(text, "Amount due")).group(1))
+        amount = _dollars(re.search(_MONEY, _field(text, "Amount due")).group(1))  # type: ignore[union-attr]
         vendor = _field(text, "From")
         writer.post(
             {"memo": f"Accrue {number}", "lines": _lines(accounts[vendor], fdb.ACCRUED, amount)}
@@ -57,8 +57,8 @@ def _accruals(files: Mapping[str, str], box: SqlSandbox, writer: JournalWriter) 
 
 def _payroll(text: str, writer: JournalWriter) -> None:
     found = re.search(r"Pay period: (\S+) to (\S+) \((\d+) calendar days\)", text)
-    start, days = found.group(1), int(found.group(3))
-    gross = _dollars(re.search(_MONEY, _field(text, "Gross wages for the pay period")).group(1))
+    start, days = found.group(1), int(found.group(3))  # type: ignore[union-attr]
+    gross = _dollars(re.search(_MONEY, _field(text, "Gross wages for the pay period")).group(1))  # type: ignore[union-attr]
     june_days = (fdb.CLOSE_END - dt.date.fromisoformat(start)).days + 1
     amount = (gross * june_days / days).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     writer.post(

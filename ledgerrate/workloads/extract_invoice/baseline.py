@@ -106,8 +106,8 @@ def _invoice_number(text: str) -> str | None:
     for match in _NUMBER_LABEL.finditer(text):
         if any(char.isdigit() for char in match.group(1)):
             return match.group(1)
-    match = _RECEIPT_NUMBER.search(text)
-    return match.group(1) if match else None
+    receipt = _RECEIPT_NUMBER.search(text)
+    return receipt.group(1) if receipt else None
 
 
 def _dates(text: str) -> tuple[str | None, str | None]:
@@ -195,10 +195,9 @@ _Row = tuple[str, Decimal, Decimal, Decimal, bool]
 def _receipt_row(tokens: list[str], before: list[str], european: bool) -> _Row | None:
     if len(tokens) != 4 or tokens[1] != "x":
         return None
-    values = [_number(tokens[i], european) for i in (0, 2, 3)]
-    if None in values or not before:
+    quantity, price, amount = (_number(tokens[i], european) for i in (0, 2, 3))
+    if quantity is None or price is None or amount is None or not before:
         return None
-    quantity, price, amount = values  # type: ignore[misc]
     if not _consistent(quantity, price, amount):
         return None
     return " ".join(before), quantity, price, amount, True
