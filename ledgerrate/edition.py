@@ -108,6 +108,9 @@ def registration_mismatches(edition: Edition, lookup: WorkloadLookup) -> list[st
         except KeyError as exc:
             problems.append(f"{where}: workload {entry.id}: {exc.args[0] if exc.args else exc}")
             continue
+        # A grader corrected since registration (a published erratum, same version) keeps its
+        # registered revision's code verbatim: the seal is checked against that revision.
+        workload = workload.registered_revision(sealed.workload_hash) or workload
         current = {
             "workload hash": (sealed.workload_hash, workload.workload_hash),
             "prompt hash": (sealed.prompt_hash, workload.prompt_hash),

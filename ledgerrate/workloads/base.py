@@ -162,6 +162,33 @@ class Workload:
     # because a rendering change changes what models see just as a template edit does.
     prompt_sources: tuple[Any, ...] = ()
     changelog: str = "First version."
+    # Earlier grader revisions of this same version, oldest first: the workload exactly as it was
+    # registered before its grader was corrected to do what the standard says. Their code stays
+    # verbatim, so an edition sealed under one still verifies, and `grade --regrade` writes the
+    # corrected grades as a new revision. A change to what a model is asked is never a grader
+    # revision: it is a new version.
+    superseded: tuple[Workload, ...] = ()
+
+    @property
+    def grader_revision(self) -> int:
+        """1 for a grader as first registered; +1 per published correction."""
+        return len(self.superseded) + 1
+
+    def registered_revision(self, workload_hash: str) -> Workload | None:
+        """This workload or the superseded revision whose workload hash a registration sealed."""
+        for revision in (self, *self.superseded):
+            if revision.workload_hash == workload_hash:
+                return revision
+        return None
+
+    def graders_since(self, workload_hash: str) -> frozenset[str]:
+        """Grader hashes that may grade an edition registered under `workload_hash`: the sealed
+        revision's and every correction after it; empty when no revision has that hash."""
+        revisions = (*self.superseded, self)
+        for index, revision in enumerate(revisions):
+            if revision.workload_hash == workload_hash:
+                return frozenset(r.grader_hash for r in revisions[index:])
+        return frozenset()
 
     @property
     def prompt_hash(self) -> str:
