@@ -15,14 +15,14 @@ import pytest
 from ledgerrate import workloads
 from ledgerrate.edition import load_edition, registration_mismatches
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import load_model
-from ledgerrate.schema import PublishedEdition
+from ledgerrate.io import load_model, read_jsonl
+from ledgerrate.schema import PublishedEdition, RunRecord, RunStatus
 from ledgerrate.verify.run import verify_path
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-CORRECTED = ("triage.ap-inbox.v1",)
+CORRECTED = {"triage.ap-inbox.v1": "single-shot", "execute.month-end.v1": "agentic"}
 
 
 def _as_published(tmp_path: Path) -> Path:
@@ -30,8 +30,8 @@ def _as_published(tmp_path: Path) -> Path:
     root = tmp_path / "editions" / "2026-11"
     shutil.copytree(REPO / "editions" / "2026-11", root)
     published = load_model(PublishedEdition, root / "published.json")
-    for workload in CORRECTED:
-        name = f"grades/{workload}/reference/single-shot.jsonl"
+    for workload, mode in CORRECTED.items():
+        name = f"grades/{workload}/reference/{mode}.jsonl"
         data = (root / name).read_bytes()[: published.sizes[name]]
         (root / name).write_bytes(data)
     return root
@@ -48,7 +48,14 @@ def test_grades_of_the_superseded_grader_fail_until_regraded(tmp_path: Path) -> 
     root = _as_published(tmp_path)
     before = verify_path(root)
     stale = [m for m in before.mismatches if m.field == "grader_hash"]
-    assert len(stale) == 15 * len(CORRECTED), before.lines()
+    # Every completed run of a corrected workload (model failures are graded without a grader).
+    completed = sum(
+        run.status == RunStatus.completed
+        for workload, mode in CORRECTED.items()
+        for run in read_jsonl(root / f"runs/{workload}/reference/{mode}.jsonl", RunRecord)
+    )
+    assert completed >= 28 and len(stale) == completed, before.lines()
+    assert {m.file.split("/")[1] for m in stale} == set(CORRECTED)
 
     summary = grade_edition(root, regrade=True, only=list(CORRECTED))
     assert summary.written == 15 * len(CORRECTED)
