@@ -69,7 +69,12 @@ def load_edition(edition_dir: Path) -> Edition:
 
 
 def edition_hash(manifest: EditionManifest) -> str:
-    return sha256_json(manifest.model_dump(mode="json"))
+    dumped = manifest.model_dump(mode="json")
+    # `n_reason` came after editions were sealed: hashed only when set, so their seals hold.
+    for entry in dumped["workloads"]:
+        if entry.get("n_reason") is None:
+            entry.pop("n_reason", None)
+    return sha256_json(dumped)
 
 
 def pricing_hash(pricing: PricingTable) -> str:

@@ -132,6 +132,10 @@ class ToolFactory(Protocol):
     def __call__(self, item: Item, dataset: Dataset, workdir: Any) -> Toolset: ...
 
 
+# The frozen primitive taxonomy of the standard (§1, §1.1): closed for every 1.x methodology.
+PRIMITIVES = ("extract", "classify", "reconcile", "generate", "synthesize", "query", "execute")
+
+
 @dataclass(frozen=True)
 class Workload:
     """A workload version, exported by its module as `WORKLOAD`."""
@@ -168,6 +172,13 @@ class Workload:
     # corrected grades as a new revision. A change to what a model is asked is never a grader
     # revision: it is a new version.
     superseded: tuple[Workload, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.primitive not in PRIMITIVES:
+            raise ValueError(
+                f"workload {self.id}: primitive {self.primitive!r} is not one of the standard's "
+                f"seven ({', '.join(PRIMITIVES)}); the taxonomy is frozen for methodology 1.x"
+            )
 
     @property
     def grader_revision(self) -> int:
