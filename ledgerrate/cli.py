@@ -127,11 +127,12 @@ def run(
 def grade(
     edition: EditionDir,
     regrade: Annotated[bool, typer.Option(help="Grade again, keeping earlier grades.")] = False,
+    workloads: Annotated[list[str] | None, typer.Option("--workloads", help="Only these.")] = None,
 ) -> None:
     """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
     from ledgerrate.grade.stage import grade_edition
 
-    summary = grade_edition(edition, regrade=regrade)
+    summary = grade_edition(edition, regrade=regrade, only=workloads)
     typer.echo(
         f"graded {summary.written} run(s), skipped {summary.skipped} already graded: "
         f"{summary.passed} pass, {summary.failed} fail, {summary.pending_judge} pending judge"

@@ -22,6 +22,7 @@ from ledgerrate.edition import (
 )
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, make_card
+from ledgerrate.generate.protocol import protocol_problems
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
 from ledgerrate.hashing import NEW_SCHEME
 from ledgerrate.io import write_json
@@ -76,6 +77,9 @@ def register_edition(
             "); a registration is sealed once and never rewritten"
         )
     require_prices(edition)
+    problems = protocol_problems(edition)
+    if problems:
+        raise UsageProblem(*problems)
     try:
         found = {entry.id: lookup(entry.id) for entry in edition.manifest.workloads}
     except KeyError as exc:

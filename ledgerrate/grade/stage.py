@@ -30,6 +30,7 @@ from pathlib import Path
 import httpx
 
 from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
+from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
 from ledgerrate.grade.judge import (
@@ -155,8 +156,12 @@ def grade_edition(
     *,
     client: httpx.AsyncClient | None = None,
     lookup: WorkloadLookup | None = None,
+    only: list[str] | None = None,
 ) -> GradeSummary:
-    """Grade every counted, ungraded run of the edition (see the module docstring)."""
+    """Grade every counted, ungraded run of the edition (see the module docstring).
+
+    `only` limits the pass to these workload ids: a corrected grader regrades its own
+    workload's logs and leaves every other workload's grades as they are."""
     if lookup is None:
         from ledgerrate import workloads
 
@@ -187,8 +192,16 @@ def grade_edition(
             datasets[workload_id] = dataset_for(paths.root, workload_id, lookup=lookup)
         return datasets[workload_id].item(item_id)
 
+    unknown = sorted(set(only or ()) - {entry.id for entry in manifest.workloads})
+    if unknown:
+        raise UsageProblem(
+            f"{paths.manifest}: workloads: {', '.join(unknown)} not in this edition; "
+            "name workload ids from its edition.yaml"
+        )
     jobs: list[_Job] = []
     for entry in manifest.workloads:
+        if only and entry.id not in only:
+            continue
         workload = lookup(entry.id)
         for spec_model in manifest.models:
             for mode in workload.modes:

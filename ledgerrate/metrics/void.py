@@ -7,20 +7,33 @@ index, a routing verdict or a trendline. The conditions:
 - the two modes of one model answered different datasets (the arms are not comparable);
 - any attempt was simulated (a measurement we did not make);
 - a grade came from a grader or a rubric other than the registered one (the bar moved after
-  the answers were in).
+  the answers were in). A published correction of the registered grader (a grader revision of
+  the same workload version, announced by an erratum) is the one exception.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ledgerrate import workloads
+from ledgerrate.hashing import LEGACY_SCHEME, HashScheme
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.load import CellKey
-from ledgerrate.schema import Registration
+from ledgerrate.schema import Registration, WorkloadRegistration
 
 
 def _short(value: str) -> str:
     return value[:12]
+
+
+def _accepted_graders(
+    workload_id: str, sealed: WorkloadRegistration, scheme: HashScheme
+) -> frozenset[str]:
+    try:
+        workload = workloads.get(workload_id)
+    except KeyError:
+        return frozenset({sealed.grader_hash})
+    return workload.graders_since(sealed.workload_hash, scheme) | {sealed.grader_hash}
 
 
 def void_reasons(data: CellData, registration: Registration | None) -> list[str]:
@@ -46,7 +59,10 @@ def void_reasons(data: CellData, registration: Registration | None) -> list[str]
             f"runs answered dataset {', '.join(map(_short, answered))}, not the registered "
             f"{_short(sealed.dataset_hash)}"
         )
-    graders = sorted(set(items["grader_hash"].dropna()) - {sealed.grader_hash})
+    scheme = registration.hash_scheme if registration else LEGACY_SCHEME
+    graders = sorted(
+        set(items["grader_hash"].dropna()) - _accepted_graders(workload, sealed, scheme)
+    )
     if graders:
         reasons.append(
             f"graded by grader {', '.join(map(_short, graders))}, not the registered "

@@ -97,6 +97,11 @@ class WorkloadEntry(Strict):
 
     id: WorkloadId
     n: int = Field(default=15, ge=1, description="Items per cell (standard §3: 15).")
+    n_reason: str | None = Field(
+        default=None,
+        description="Why n differs from the standard's 15; `register` refuses another n without "
+        "one, and pages show the true n beside it.",
+    )
 
 
 class EditionManifest(Strict):

@@ -127,6 +127,10 @@ class ToolFactory(Protocol):
     def __call__(self, item: Item, dataset: Dataset, workdir: Any) -> Toolset: ...
 
 
+# The frozen primitive taxonomy of the standard (§1, §1.1): closed for every 1.x methodology.
+PRIMITIVES = ("extract", "classify", "reconcile", "generate", "synthesize", "query", "execute")
+
+
 @dataclass(frozen=True)
 class Workload:
     """A workload version, exported by its module as `WORKLOAD`."""
@@ -157,6 +161,44 @@ class Workload:
     # because a rendering change changes what models see just as a template edit does.
     prompt_sources: tuple[Any, ...] = ()
     changelog: str = "First version."
+    # Earlier grader revisions of this same version, oldest first: the workload exactly as it was
+    # registered before its grader was corrected to do what the standard says. Their code stays
+    # verbatim, so an edition sealed under one still verifies, and `grade --regrade` writes the
+    # corrected grades as a new revision. A change to what a model is asked is never a grader
+    # revision: it is a new version.
+    superseded: tuple[Workload, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.primitive not in PRIMITIVES:
+            raise ValueError(
+                f"workload {self.id}: primitive {self.primitive!r} is not one of the standard's "
+                f"seven ({', '.join(PRIMITIVES)}); the taxonomy is frozen for methodology 1.x"
+            )
+
+    @property
+    def grader_revision(self) -> int:
+        """1 for a grader as first registered; +1 per published correction."""
+        return len(self.superseded) + 1
+
+    def registered_revision(
+        self, workload_hash: str, scheme: HashScheme = LEGACY_SCHEME
+    ) -> Workload | None:
+        """This workload or the superseded revision whose workload hash a registration sealed."""
+        for revision in (self, *self.superseded):
+            if revision.workload_hash_for(scheme) == workload_hash:
+                return revision
+        return None
+
+    def graders_since(
+        self, workload_hash: str, scheme: HashScheme = LEGACY_SCHEME
+    ) -> frozenset[str]:
+        """Grader hashes that may grade an edition registered under `workload_hash`: the sealed
+        revision's and every correction after it; empty when no revision has that hash."""
+        revisions = (*self.superseded, self)
+        for index, revision in enumerate(revisions):
+            if revision.workload_hash_for(scheme) == workload_hash:
+                return frozenset(r.grader_hash for r in revisions[index:])
+        return frozenset()
 
     @property
     def prompt_hash(self) -> str:

@@ -56,7 +56,7 @@ def _price() -> dict[str, Any]:
         "input_per_mtok": "1.00",
         "output_per_mtok": "4.00",
         "source_url": "https://example.invalid/prices",
-        "retrieved_at": NOW.isoformat(),
+        "retrieved_at": (NOW - dt.timedelta(days=30)).isoformat(),
     }
 
 
@@ -135,7 +135,10 @@ def make_edition(
             "opens": (NOW - dt.timedelta(hours=1)).isoformat(),
             "closes": (NOW + dt.timedelta(hours=70)).isoformat(),
         },
-        "workloads": [{"id": VARIANCE, "n": n}, {"id": BRIEF, "n": n}],
+        "workloads": [
+            {"id": w, "n": n, **({"n_reason": "test fixture: a small n"} if n != 15 else {})}
+            for w in (VARIANCE, BRIEF)
+        ],
         "models": models,
         "judges": judges,
     }

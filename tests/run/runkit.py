@@ -38,7 +38,7 @@ def price(inp: str = "2.00", out: str = "8.00") -> dict[str, Any]:
         "input_per_mtok": inp,
         "output_per_mtok": out,
         "source_url": "https://example.invalid/prices",
-        "retrieved_at": NOW.isoformat(),
+        "retrieved_at": (NOW - dt.timedelta(days=30)).isoformat(),
     }
 
 
@@ -63,7 +63,10 @@ def write_edition(
                 "opens": opens.isoformat(),
                 "closes": (opens + dt.timedelta(hours=72)).isoformat(),
             },
-            "workloads": [{"id": w, "n": n} for w in workloads],
+            "workloads": [
+                {"id": w, "n": n, **({"n_reason": "test fixture: a small n"} if n != 15 else {})}
+                for w in workloads
+            ],
             "models": models,
         },
     )
@@ -77,7 +80,7 @@ def write_edition(
         table["compute"] = {
             "vcpu_hour_usd": "0.05",
             "source_url": "https://example.invalid/compute",
-            "retrieved_at": NOW.isoformat(),
+            "retrieved_at": opens.isoformat(),
         }
     write_yaml(root / "pricing.yaml", table)
     return root

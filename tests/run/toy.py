@@ -98,7 +98,7 @@ def make(
 
     return Workload(
         id=workload_id,
-        primitive="compute",
+        primitive="execute",
         function="finance-ops",
         version=1,
         title="Toy add",

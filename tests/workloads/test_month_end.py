@@ -15,6 +15,7 @@ import pytest
 
 from ledgerrate.sandbox.journal import JournalWriter, journal_tool
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, ToolError
+from ledgerrate.workloads.execute_month_end import v1_revision1
 from ledgerrate.workloads.execute_month_end.v1 import WORKLOAD, account_names
 
 SEED = 2026
@@ -49,8 +50,7 @@ def test_reference_entries_pass_all_fifteen(dataset: Dataset) -> None:
     assert [g.deterministic_pass for g in grades] == [True] * 15
     assert [c.name for c in grades[0].checks] == [
         "entries_match",
-        "directions",
-        "amounts_within_cent",
+        "no_extra_entries",
         "trial_balance_balances",
     ]
 
@@ -61,24 +61,74 @@ def test_items_vary_and_plant_decoys(dataset: Dataset) -> None:
     assert len({item.files["bank_statement.txt"] for item in dataset.items}) == 15
 
 
-def test_regrouping_lines_into_one_entry_still_passes(dataset: Dataset) -> None:
+def test_entry_order_and_line_order_do_not_matter(dataset: Dataset) -> None:
+    item = dataset.items[0]
+    entries = [{"memo": "x", "lines": e["lines"][::-1]} for e in reversed(reference(item))]
+    assert WORKLOAD.grade(item, state_answer(entries)).deterministic_pass
+
+
+def test_offsetting_wrong_entries_fail(dataset: Dataset) -> None:
+    # Revision 1 compared net movement per account, so a wrong entry and its reversal vanished.
+    item = dataset.items[0]
+    wrong = {
+        "memo": "wrong",
+        "lines": [
+            {"account": "6000", "debit": "100.00", "credit": "0"},
+            {"account": "2100", "debit": "0", "credit": "100.00"},
+        ],
+    }
+    undo = {
+        "memo": "undo",
+        "lines": [
+            dict(wrong["lines"][0], debit="0", credit="100.00"),
+            dict(wrong["lines"][1], debit="100.00", credit="0"),
+        ],
+    }
+    answer = state_answer([*reference(item), wrong, undo])
+    grade = WORKLOAD.grade(item, answer)
+    assert named(grade) == {
+        "entries_match": True,
+        "no_extra_entries": False,
+        "trial_balance_balances": True,
+    }
+    assert "2100 credit 100.00 / 6000 debit 100.00" in grade.checks[1].detail
+    assert v1_revision1.WORKLOAD.grade(item, answer).deterministic_pass
+
+
+def test_regrouping_the_reference_lines_into_one_entry_fails(dataset: Dataset) -> None:
     item = dataset.items[0]
     lines = [line for entry in reference(item) for line in entry["lines"]]
-    assert WORKLOAD.grade(item, state_answer([{"memo": "all", "lines": lines}])).deterministic_pass
+    grade = WORKLOAD.grade(item, state_answer([{"memo": "all", "lines": lines}]))
+    assert named(grade)["entries_match"] is False
+    assert named(grade)["no_extra_entries"] is False
 
 
-def test_entry_off_by_two_cents_fails_amounts_within_cent(dataset: Dataset) -> None:
+def test_each_reference_entry_is_matched_once(dataset: Dataset) -> None:
+    item = dataset.items[0]
+    entries = reference(item)
+    doubled = [*entries, copy.deepcopy(entries[0])]
+    grade = WORKLOAD.grade(item, state_answer(doubled))
+    assert named(grade) == {
+        "entries_match": True,
+        "no_extra_entries": False,
+        "trial_balance_balances": True,
+    }
+    grade = WORKLOAD.grade(item, state_answer(entries[1:]))
+    assert named(grade)["entries_match"] is False
+
+
+def test_entry_off_by_two_cents_fails_and_says_by_how_much(dataset: Dataset) -> None:
     item = dataset.items[0]
     entries = reference(item)
     debit, credit = entries[0]["lines"]
     debit["debit"], credit["credit"] = _bump(debit["debit"], 2), _bump(credit["credit"], 2)
-    result = named(WORKLOAD.grade(item, state_answer(entries)))
-    assert result == {
-        "entries_match": True,
-        "directions": True,
-        "amounts_within_cent": False,
+    grade = WORKLOAD.grade(item, state_answer(entries))
+    assert named(grade) == {
+        "entries_match": False,
+        "no_extra_entries": False,
         "trial_balance_balances": True,
     }
+    assert f"{debit['account']} {Decimal(debit['debit']):.2f})" in grade.checks[0].detail
 
 
 def test_off_by_one_cent_is_within_tolerance(dataset: Dataset) -> None:
@@ -89,7 +139,7 @@ def test_off_by_one_cent_is_within_tolerance(dataset: Dataset) -> None:
     assert WORKLOAD.grade(item, state_answer(entries)).deterministic_pass
 
 
-def test_wrong_direction_fails_directions(dataset: Dataset) -> None:
+def test_wrong_direction_fails_and_names_the_side(dataset: Dataset) -> None:
     item = dataset.items[0]
     entries = reference(item)
     # Payroll accrual posted backwards: debit accrued payroll, credit wages.
@@ -97,10 +147,9 @@ def test_wrong_direction_fails_directions(dataset: Dataset) -> None:
     for line in payroll["lines"]:
         line["debit"], line["credit"] = line["credit"], line["debit"]
     grade = WORKLOAD.grade(item, state_answer(entries))
-    result = named(grade)
-    assert result["directions"] is False
-    assert result["trial_balance_balances"] is True
-    assert "2200: expected credit, got debit" in grade.checks[1].detail
+    assert named(grade)["entries_match"] is False
+    assert named(grade)["trial_balance_balances"] is True
+    assert "2200 on the debit side" in grade.checks[0].detail
 
 
 def test_missing_accrual_fails_entries_match_and_names_it(dataset: Dataset) -> None:
@@ -125,8 +174,8 @@ def test_extra_entry_is_listed(dataset: Dataset) -> None:
         ],
     }
     grade = WORKLOAD.grade(item, state_answer([*reference(item), extra]))
-    assert named(grade)["entries_match"] is False
-    assert "extra: 6700 debit 10.00" in grade.checks[0].detail
+    assert named(grade)["no_extra_entries"] is False
+    assert "2100 credit 10.00 / 6700 debit 10.00" in grade.checks[1].detail
 
 
 def test_unbalanced_entry_set_fails_trial_balance(dataset: Dataset) -> None:
@@ -135,7 +184,32 @@ def test_unbalanced_entry_set_fails_trial_balance(dataset: Dataset) -> None:
     entries[0]["lines"][0]["debit"] = _bump(entries[0]["lines"][0]["debit"], 500)
     grade = WORKLOAD.grade(item, state_answer(entries))
     assert named(grade)["trial_balance_balances"] is False
-    assert "off by 5.00" in grade.checks[3].detail
+    assert "entries that do not balance: 1" in grade.checks[2].detail
+
+
+def test_trial_balance_is_checked_per_entry_not_only_in_total(dataset: Dataset) -> None:
+    # Two unbalanced entries that cancel out: revision 1 summed every line and saw zero.
+    item = dataset.items[0]
+    entries = reference(item)
+    entries[0]["lines"][0]["debit"] = _bump(entries[0]["lines"][0]["debit"], 500)
+    entries[1]["lines"][0]["debit"] = _bump(entries[1]["lines"][0]["debit"], -500)
+    grade = WORKLOAD.grade(item, state_answer(entries))
+    assert named(grade)["trial_balance_balances"] is False
+    assert "entries that do not balance: 1, 2" in grade.checks[2].detail
+    old = {
+        c.name: c.passed for c in v1_revision1.WORKLOAD.grade(item, state_answer(entries)).checks
+    }
+    assert old["trial_balance_balances"] is True
+
+
+def test_correction_keeps_dataset_and_prompt_of_revision_one() -> None:
+    first = WORKLOAD.superseded[0]
+    assert first is v1_revision1.WORKLOAD and WORKLOAD.grader_revision == 2
+    assert (WORKLOAD.generator_hash, WORKLOAD.prompt_hash) == (
+        first.generator_hash,
+        first.prompt_hash,
+    )
+    assert WORKLOAD.grader_hash != first.grader_hash
 
 
 def test_no_state_or_garbage_state_fails_every_check(dataset: Dataset) -> None:
