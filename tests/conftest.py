@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +36,12 @@ def operator_key(tmp_path_factory: pytest.TempPathFactory) -> OperatorKey:
     return OperatorKey(str(identity.to_public()), path)
 
 
-@pytest.fixture(autouse=True)
-def _escrow_to_the_test_key(operator_key: OperatorKey, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="session", autouse=True)
+def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
     """Every test registers with an escrow recipient (register refuses without one), and no
-    test sees an operator identity from the developer's shell unless it sets one itself."""
-    monkeypatch.setenv(RECIPIENTS_ENV, operator_key.recipient)
-    monkeypatch.delenv(IDENTITY_ENV, raising=False)
+    test sees an operator identity from the developer's shell unless it sets one itself.
+    Session-wide, so session fixtures that register editions get it too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(RECIPIENTS_ENV, operator_key.recipient)
+        patch.delenv(IDENTITY_ENV, raising=False)
+        yield
