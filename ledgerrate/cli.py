@@ -83,12 +83,26 @@ def generate(
 
 @app.command()
 @friendly
-def register(edition: EditionDir) -> None:
-    """Seal registration.json once: hashes, dataset hashes and seed commitments."""
+def register(
+    edition: EditionDir,
+    seeds_kept_elsewhere: Annotated[
+        str | None,
+        typer.Option(
+            help="Register without an escrow recipient: say where the operator keeps the seeds "
+            "instead (sealed in the registration and shown on the edition page)."
+        ),
+    ] = None,
+) -> None:
+    """Seal registration.json once: hashes, dataset hashes, seed commitments, seed escrow."""
     from ledgerrate.generate.register import register_edition
 
-    registration = register_edition(edition)
+    registration = register_edition(edition, seeds_kept_elsewhere=seeds_kept_elsewhere)
     typer.echo(f"registered {registration.edition} at {registration.registered_at.isoformat()}")
+    if registration.seed_escrow is not None:
+        escrow = registration.seed_escrow
+        typer.echo(f"seeds escrowed to {len(escrow.recipients)} recipient(s) in {escrow.file}")
+    else:
+        typer.echo(f"seeds not escrowed: kept elsewhere ({registration.seeds_kept_elsewhere})")
 
 
 @app.command()
@@ -164,11 +178,27 @@ def results(
 @seeds_app.command("release")
 @friendly
 def seeds_release(edition: EditionDir) -> None:
-    """Publish an edition's private seeds as seeds.json (at the next edition)."""
-    from ledgerrate.generate.seeds import release_seeds
+    """Publish an edition's seeds as seeds.json (at the next edition): from the private folder,
+    else from the escrow opened with the identity file named by LEDGERRATE_OPERATOR_IDENTITY."""
+    from ledgerrate.generate.seeds import release
 
-    path = release_seeds(edition)
-    typer.echo(f"released: {path}")
+    done = release(edition)
+    typer.echo(f"released: {done.path} (from {done.source}; every commitment opened)")
+
+
+@seeds_app.command("lost")
+@friendly
+def seeds_lost(
+    edition: EditionDir,
+    reason: Annotated[
+        str, typer.Option(help="Why the seeds are lost; published as given on every page.")
+    ],
+) -> None:
+    """Record, once, a sealed and dated statement that an edition's seeds cannot be opened."""
+    from ledgerrate.generate.seed_loss import declare_seeds_lost
+
+    statement = declare_seeds_lost(edition, reason)
+    typer.echo(f"recorded {statement.edition}/seeds-lost.json: {statement.statement}")
 
 
 @spotcheck_app.command("sample")

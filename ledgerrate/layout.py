@@ -34,6 +34,21 @@ class EditionPaths:
         return self.root / "seeds.json"
 
     @property
+    def seed_escrow(self) -> Path:
+        """The private seeds encrypted to the operators' keys at registration (committed)."""
+        return self.root / "seeds.escrow.age"
+
+    @property
+    def seeds_lost(self) -> Path:
+        """The sealed statement that the seeds can no longer be opened; absent unless lost."""
+        return self.root / "seeds-lost.json"
+
+    @property
+    def seed_recipients(self) -> Path:
+        """Optional age recipients file (public keys) the edition's seeds are escrowed to."""
+        return self.root / "seed-recipients.txt"
+
+    @property
     def errata(self) -> Path:
         return self.root / "errata.yaml"
 

@@ -2,11 +2,17 @@
 # How the bundled demo editions in editions/ were produced: with this toolchain's own commands
 # and the deterministic reference baselines only (no language model is called, no key is needed).
 # Kept as a record of provenance; re-running it needs fresh edition folders (registration is
-# sealed once) and times inside each edition's window.
+# sealed once) and times inside each edition's window. The bundled editions were registered
+# before seeds were escrowed; 2026-11-b's private seeds were then lost, which was recorded with
+#   ledgerrate seeds lost editions/2026-11-b --reason "…"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lr=.venv/bin/ledgerrate
 export LEDGERRATE_PRIVATE_DIR="${LEDGERRATE_PRIVATE_DIR:-private}"
+# Bundled editions escrow their seeds to the operator's key beside the project (its README);
+# `seeds release` opens the escrow with the identity when the private folder is gone.
+export LEDGERRATE_ESCROW_RECIPIENTS="${LEDGERRATE_ESCROW_RECIPIENTS:-../shared/operator/age-recipient.txt}"
+export LEDGERRATE_OPERATOR_IDENTITY="${LEDGERRATE_OPERATOR_IDENTITY:-../shared/operator/age-identity.txt}"
 
 first=editions/2026-11
 second=editions/2026-11-b

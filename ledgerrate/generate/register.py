@@ -2,9 +2,13 @@
 
 Everything that decides a result (prompts, graders, generators, rubrics, datasets, prices) is
 hashed and timestamped here; later stages refuse to run or grade against anything else.
-Order matters for crash safety: private seeds and cards are written first and
+Order matters for crash safety: private seeds, their escrow and cards are written first and
 registration.json last, so a crash leaves an unregistered edition that can simply be registered
 again, never a sealed registration whose seeds were lost.
+
+The seeds must outlive this machine: they are escrowed (encrypted) to at least one operator
+public key, or the operator says explicitly that they are kept elsewhere, and that is sealed
+and shown on the edition page.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ledgerrate.edition import (
 )
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, make_card
+from ledgerrate.generate.escrow import RECIPIENTS_ENV, escrow_recipients, seal_escrow
 from ledgerrate.generate.protocol import protocol_problems
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
 from ledgerrate.hashing import NEW_SCHEME
@@ -62,8 +67,14 @@ def register_edition(
     *,
     lookup: WorkloadLookup | None = None,
     now: dt.datetime | None = None,
+    seeds_kept_elsewhere: str | None = None,
 ) -> Registration:
-    """Draw seeds, build datasets and cards, and seal `registration.json` (exactly once)."""
+    """Draw seeds, build datasets and cards, and seal `registration.json` (exactly once).
+
+    The seeds are escrowed to the edition's `seed-recipients.txt` and the recipients in
+    LEDGERRATE_ESCROW_RECIPIENTS; with neither, registration is refused unless
+    `seeds_kept_elsewhere` says where the operator keeps them.
+    """
     if lookup is None:
         from ledgerrate import workloads
 
@@ -80,6 +91,19 @@ def register_edition(
     problems = protocol_problems(edition)
     if problems:
         raise UsageProblem(*problems)
+    recipients = escrow_recipients(paths)
+    kept_elsewhere = " ".join((seeds_kept_elsewhere or "").split()) or None
+    if recipients and kept_elsewhere:
+        raise UsageProblem(
+            f"edition {edition.manifest.id!r}: escrow recipients are configured, so the seeds "
+            "are escrowed; drop --seeds-kept-elsewhere (or the recipients)"
+        )
+    if not recipients and not kept_elsewhere:
+        raise UsageProblem(
+            f"edition {edition.manifest.id!r}: no escrow recipient for its private seeds; add "
+            f"an operator's age public key to {paths.seed_recipients} or {RECIPIENTS_ENV}, "
+            'or say where they are kept with --seeds-kept-elsewhere "…"'
+        )
     try:
         found = {entry.id: lookup(entry.id) for entry in edition.manifest.workloads}
     except KeyError as exc:
@@ -105,7 +129,9 @@ def register_edition(
             rejected_draws=rejected,
         )
 
-    write_private_seeds(paths, SeedFile(edition=edition.manifest.id, seeds=seeds))
+    private = SeedFile(edition=edition.manifest.id, seeds=seeds)
+    write_private_seeds(paths, private)
+    escrow = seal_escrow(paths, private, recipients) if recipients else None
     for workload_id, card in cards.items():
         write_json(paths.card(workload_id), card)
     registration = Registration(
@@ -116,6 +142,8 @@ def register_edition(
         workloads=sealed,
         toolchain_version=toolchain_version(),
         hash_scheme=NEW_SCHEME,
+        seed_escrow=escrow,
+        seeds_kept_elsewhere=kept_elsewhere,
     )
     write_json(paths.registration, registration)
     return registration

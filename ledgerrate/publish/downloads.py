@@ -25,7 +25,15 @@ from ledgerrate.schema import EditionResults
 from ledgerrate.schema_export import schema_documents
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
-_INPUTS = ("edition.yaml", "pricing.yaml", "registration.json", "errata.yaml", "seeds.json")
+_INPUTS = (
+    "edition.yaml",
+    "pricing.yaml",
+    "registration.json",
+    "errata.yaml",
+    "seeds.json",
+    "seeds.escrow.age",
+    "seeds-lost.json",
+)
 
 
 @dataclass(frozen=True)

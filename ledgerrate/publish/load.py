@@ -29,6 +29,7 @@ from ledgerrate.schema import (
     RunRecord,
     RunStatus,
     SeedFile,
+    SeedLoss,
 )
 
 EXAMPLES_PER_CELL = 2
@@ -55,6 +56,8 @@ class Edition:
     reproductions: dict[tuple[str, str, str], list[ReproductionSitting]] = field(
         default_factory=dict
     )
+    # The sealed statement that the seeds can no longer be opened (shown wherever seeds are).
+    seed_loss: SeedLoss | None = None
 
     @property
     def id(self) -> str:
@@ -149,6 +152,7 @@ def load_edition(
         computed=computed,
         examples=_examples(paths, results),
         reproductions=_reproductions(paths, manifest),
+        seed_loss=_optional(SeedLoss, paths.seeds_lost),
     )
 
 

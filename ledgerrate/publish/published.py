@@ -20,9 +20,9 @@ from ledgerrate.schema import EditionResults, ErrataFile, PublishedEdition
 from ledgerrate.verify.integrity import edition_files, errata_files, published_digest
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
-# (released at the next edition by design) and reproductions (shown apart, never published
-# figures).
-UNCOVERED = ("published.json", "errata.yaml", "seeds.json")
+# (released at the next edition by design) or the statement that they are lost (made when the
+# release fails, after publication), and reproductions (shown apart, never published figures).
+UNCOVERED = ("published.json", "errata.yaml", "seeds.json", "seeds-lost.json")
 UNCOVERED_DIRS = ("reproductions/",)
 
 

@@ -5,7 +5,8 @@ docstrings become the published JSON Schemas that readers validate our files aga
 Money is `Decimal` everywhere and serialises as a string so no cent is lost to floats.
 
 The models live in three modules by who writes the files (`edition`: the operator and
-`register`; `records`: `run` and `grade`; `publication`: `build`); import them from here.
+`register`, with `escrow` for the seeds' custody; `records`: `run` and `grade`; `publication`:
+`build`); import them from here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ledgerrate.schema.edition import (
     Registration,
     SeedFile,
 )
+from ledgerrate.schema.escrow import *  # noqa: F403
+from ledgerrate.schema.escrow import SeedLoss
 from ledgerrate.schema.publication import *  # noqa: F403
 from ledgerrate.schema.publication import EditionResults, ErrataFile, PublishedEdition
 from ledgerrate.schema.records import *  # noqa: F403
@@ -30,6 +33,7 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "pricing.yaml": PricingTable,
     "registration.json": Registration,
     "seeds.json": SeedFile,
+    "seeds-lost.json": SeedLoss,
     "card.json": DatasetCard,
     "run-record": RunRecord,
     "grade-record": GradeRecord,

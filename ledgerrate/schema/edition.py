@@ -17,6 +17,7 @@ from ledgerrate.schema.base import (
     Usd,
     WorkloadId,
 )
+from ledgerrate.schema.escrow import SeedEscrow
 
 # --------------------------------------------------------------------------- edition.yaml
 
@@ -234,6 +235,23 @@ class Registration(Strict):
     """Sealed hashes per workload version."""
     toolchain_version: str = Field(description="ledgerrate version that registered.")
     hash_scheme: HashSchemeField = 1
+    seed_escrow: SeedEscrow | None = Field(
+        default=None,
+        description="The private seeds' escrow: recipients and ciphertext sha256. Null for "
+        "editions registered before escrow existed, or when `seeds_kept_elsewhere` is set.",
+    )
+    seeds_kept_elsewhere: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The operator's statement, given at registration, that the seeds are kept "
+        "outside any escrow (and where); shown on the edition page.",
+    )
+
+    @model_validator(mode="after")
+    def _one_seed_custody(self) -> Registration:
+        if self.seed_escrow is not None and self.seeds_kept_elsewhere is not None:
+            raise ValueError("seed_escrow and seeds_kept_elsewhere exclude each other")
+        return self
 
 
 # --------------------------------------------------------------------------- seeds

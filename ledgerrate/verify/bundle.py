@@ -30,6 +30,8 @@ INCLUDED_TOP = (
     "pricing.yaml",
     "registration.json",
     "seeds.json",
+    "seeds.escrow.age",
+    "seeds-lost.json",
     "results.json",
     "errata.yaml",
     "published.json",

@@ -18,6 +18,7 @@ from ledgerrate.schema import (
     Registration,
     RunRecord,
     SeedFile,
+    SeedLoss,
 )
 from ledgerrate.verify.report import Report
 
@@ -26,6 +27,7 @@ TOP_LEVEL = {
     "pricing.yaml": PricingTable,
     "registration.json": Registration,
     "seeds.json": SeedFile,
+    "seeds-lost.json": SeedLoss,
     "errata.yaml": ErrataFile,
     "published.json": PublishedEdition,
     "results.json": EditionResults,

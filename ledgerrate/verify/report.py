@@ -26,6 +26,9 @@ class Report:
     checked: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     void_cells: list[str] = field(default_factory=list)
+    # What the edition itself discloses it cannot prove (e.g. lost seeds): not a mismatch, and
+    # never counted as a passed check.
+    limitations: list[str] = field(default_factory=list)
 
     def expect(
         self,
@@ -66,9 +69,13 @@ class Report:
         out = [m.line() for m in self.mismatches]
         out += [f"note: {n}" for n in self.notes]
         out += [f"void cell: {v}" for v in self.void_cells]
+        out += [f"disclosed limitation: {v}" for v in self.limitations]
         counts = ", ".join(f"{n} {name}" for name, n in sorted(self.checked.items()))
         verdict = "VERIFIED" if self.ok else f"FAILED with {len(self.mismatches)} mismatch(es)"
-        out.append(f"{verdict}: checked {counts or 'nothing'}; {len(self.void_cells)} void cell(s)")
+        tail = f"; {len(self.limitations)} disclosed limitation(s)" if self.limitations else ""
+        out.append(
+            f"{verdict}: checked {counts or 'nothing'}; {len(self.void_cells)} void cell(s){tail}"
+        )
         return out
 
 

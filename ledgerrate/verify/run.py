@@ -15,6 +15,7 @@ from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
+from ledgerrate.verify.seed_custody import check_seed_custody
 
 
 def verify_path(target: Path, *, lookup=None, recompute=None) -> Report:
@@ -82,6 +83,7 @@ def verify_edition(paths: EditionPaths, report: Report, *, lookup=None, recomput
         )
 
     # 3. Seeds → datasets → prompts → grades.
+    check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report)
     check_grades(paths, edition.manifest, runs, datasets, lookup, report)
