@@ -69,7 +69,12 @@ def render_into(
     for edition in editions:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
-        pdf.render_ratecard_pdf(edition.results, edition.manifest, dest / "ratecard.pdf")
+        pdf.render_ratecard_pdf(
+            edition.results,
+            edition.manifest,
+            dest / "ratecard.pdf",
+            provisional=edition.provisional,
+        )
         sections[edition.id] = write_downloads(edition, dest)
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
