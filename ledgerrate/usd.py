@@ -1,8 +1,9 @@
 """How an amount of US dollars reads: one rule for the site, the PDF, the CLI and run progress.
 
 At most four significant digits (cents kept from $0.01 up to $1,000, because money is read to
-the cent), never a run of zeros: an amount under a cent is shown per a thousand, million,
-billion or trillion units, so a reference baseline's $0.00000001228 reads "$12.28 per billion".
+the cent), never a run of zeros: a per-unit amount under a cent (a rate, a CPO) is shown per a
+thousand, million, billion or trillion units, so a reference baseline's CPO of $0.00000001228
+reads "$12.28 per billion outcomes"; a total under a cent reads "under $0.01".
 The exact stored value is always one call away (`exact`), and the site puts it on hover.
 Formatting only: nothing here changes a figure, and the published files keep every digit.
 """
@@ -52,19 +53,20 @@ def exact(value: Amount) -> str:
     return f"{sign}${int(whole):,}" + (f".{frac}" if frac else "")
 
 
-def _plain(amount: Decimal) -> str:
-    """A non-negative amount of at least a cent, or zero: four significant digits, cents kept
-    below $1,000, whole dollars above."""
+def _plain(amount: Decimal, *, cents: bool = True) -> str:
+    """A non-negative amount of at least a cent (or a rescaled one), or zero: four significant
+    digits; cents kept below $1,000 when `cents`, whole dollars above."""
     if amount == 0:
         return "$0"
     if amount >= THOUSAND:
         return f"${amount.quantize(Decimal(1), rounding=ROUND_HALF_EVEN):,}"
-    places = max(2, 3 - amount.adjusted())
+    places = max(2 if cents else 0, 3 - amount.adjusted())
     rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
     if rounded >= THOUSAND:
-        return _plain(rounded)
+        return _plain(rounded, cents=cents)
     whole, _, frac = f"{rounded:f}".partition(".")
-    return f"${int(whole):,}.{frac.rstrip('0').ljust(2, '0')}"
+    frac = frac.rstrip("0").ljust(2, "0") if cents else frac.rstrip("0")
+    return f"${int(whole):,}" + (f".{frac}" if frac else "")
 
 
 def scale_for(value: Amount) -> tuple[Decimal, str]:
@@ -79,13 +81,18 @@ def scale_for(value: Amount) -> tuple[Decimal, str]:
 
 
 def reading(value: Amount, unit: str = "", *, scale: tuple[Decimal, str] | None = None) -> Reading:
-    """The amount as read, with `unit` naming what a sub-cent figure is per ("jobs",
-    "outcomes"). `scale` forces the scale of another figure (the bounds of an interval are
-    read in the scale of its point)."""
+    """The amount as read. A per-unit figure (a rate, a CPO) names its `unit` ("jobs",
+    "outcomes") and reads per thousand/million/… units below a cent; a total without a unit
+    reads "under $0.01" there. `scale` forces the scale of another figure (the bounds of an
+    interval are read in the scale of its point)."""
     amount = as_decimal(value)
+    if scale is None and not unit and 0 < abs(amount) < CENT:
+        # A total (spend, a grading bill) is not per anything: it is said to be under a cent.
+        return Reading(("-" if amount < 0 else "") + "under $0.01", exact(amount), Decimal(1), "")
     factor, word = scale or scale_for(amount)
     sign = "-" if amount < 0 else ""
-    shown = sign + _plain(abs(amount) * factor)
+    # A rescaled figure is a reading aid, not a sum of money: no cents padding there.
+    shown = sign + _plain(abs(amount) * factor, cents=factor == 1)
     if word:
         shown += f" per {word}" + (f" {unit}" if unit else "")
     return Reading(shown, exact(amount), factor, word)

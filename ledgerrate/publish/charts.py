@@ -21,6 +21,7 @@ import itertools
 import matplotlib.pyplot as plt
 
 from ledgerrate.schema import CellResult, TrendPoint, WorkloadResult
+from ledgerrate.usd import usd
 
 QUALITY_BAR = 0.80
 # Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
@@ -37,14 +38,6 @@ _RC = {
 
 def _as_float(value: Decimal | float | None) -> float | None:
     return None if value is None else float(value)
-
-
-def _money(value: float) -> str:
-    if value >= 1:
-        return f"${value:,.2f}"
-    if value >= 0.01:
-        return f"${value:.4f}"
-    return f"${value:.2e}"
 
 
 def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
@@ -179,7 +172,7 @@ def cost_vs_pass_svg(
         desc_points = "; ".join(
             f"{_cell_label(c, names)}: pass rate {c.pass_rate:.2f}, CPO "
             + (
-                _money(float(c.cpo_usd))
+                usd(c.cpo_usd, "outcomes")
                 if c.cpo_usd is not None
                 else "none (no successful outcome)"
             )

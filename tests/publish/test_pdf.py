@@ -17,8 +17,6 @@ from pypdf import PdfReader
 from weasyprint import HTML
 
 from ledgerrate.publish.pdf import ASSETS, RefusingFetcher, render_ratecard_pdf
-from ledgerrate.workloads import get
-from tests.publish import card_fixture
 from ledgerrate.schema import (
     EditionManifest,
     EditionResults,
@@ -28,6 +26,8 @@ from ledgerrate.schema import (
     RoutingVerdict,
     WorkloadResult,
 )
+from ledgerrate.workloads import get
+from tests.publish import card_fixture
 
 
 def _manifest() -> EditionManifest:
