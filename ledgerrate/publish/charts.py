@@ -20,6 +20,7 @@ import itertools
 
 import matplotlib.pyplot as plt
 
+from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, TrendPoint, WorkloadResult
 from ledgerrate.usd import usd
 
@@ -56,6 +57,10 @@ def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     return accessible + svg[svg.index(">") + 1 :]
 
 
+def _withdrawn(cell: CellResult) -> bool:
+    return is_withdrawn(cell, "pass_rate") or is_withdrawn(cell, "cpo_usd")
+
+
 def _cell_label(cell: CellResult, names: dict[str, str]) -> str:
     return f"{names.get(cell.model, cell.model)} ({cell.mode})"
 
@@ -69,7 +74,10 @@ def cost_vs_pass_svg(
     drawn at a made-up height; void cells are left out and named.
     """
     names = model_names or {}
-    cells = [c for c in result.cells if not c.void and c.pass_rate is not None]
+    withdrawn = [c for c in result.cells if not c.void and _withdrawn(c)]
+    cells = [
+        c for c in result.cells if not c.void and c.pass_rate is not None and c not in withdrawn
+    ]
     priced = [c for c in cells if c.cpo_usd is not None]
     unpriced = [c for c in cells if c.cpo_usd is None]
     cheapest = result.cheapest_qualifying
@@ -146,9 +154,12 @@ def cost_vs_pass_svg(
             ax.margins(y=0.2)
         else:
             ax.set_yticks([])
-            ax.text(
-                0.5, 0.5, "no cell had a successful outcome", ha="center", transform=ax.transAxes
+            empty = (
+                "withdrawn by an erratum: no figure to show"
+                if withdrawn and not cells
+                else "no cell had a successful outcome"
             )
+            ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
         ax.set_xlabel("pass rate (95% Wilson interval), n = 15 per cell: a small sample")
         ax.set_ylabel(
             "cost per successful outcome, USD"
@@ -159,6 +170,11 @@ def cost_vs_pass_svg(
         if unpriced:
             notes.append(
                 "no successful outcome: " + "; ".join(_cell_label(c, names) for c in unpriced)
+            )
+        if withdrawn:
+            notes.append(
+                "withdrawn (see errata), not shown: "
+                + "; ".join(_cell_label(c, names) for c in withdrawn)
             )
         void = [c for c in result.cells if c.void]
         if void:
@@ -181,6 +197,13 @@ def cost_vs_pass_svg(
         desc = (
             f"Scatter of cost per successful outcome against pass rate for {result.workload}, "
             f"with the 0.80 quality bar. {desc_points or 'No graded cells.'}"
+            + (
+                " Withdrawn by an erratum: "
+                + "; ".join(_cell_label(c, names) for c in withdrawn)
+                + "."
+                if withdrawn
+                else ""
+            )
             + (
                 f" Cheapest qualifying: {cheapest.model_name} ({cheapest.mode})."
                 if cheapest

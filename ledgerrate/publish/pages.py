@@ -17,8 +17,8 @@ from markupsafe import Markup
 
 from ledgerrate.io import atomic_write_text
 from ledgerrate.publish import card as card_mod
+from ledgerrate.publish import corrected, filelist, fmt, links
 from ledgerrate.publish import errata as errata_mod
-from ledgerrate.publish import fmt, links
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.load import Edition
@@ -277,6 +277,9 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "section": section,
         "footer": footer(edition),
         "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
+        "files_html": filelist.files_html(section.files),
+        "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
+        "corrections": corrected.corrected_results(edition, None).corrections,
     }
     rel = f"data/{segment(edition.id)}/index.md"
     _write(docs, rel, env.get_template("data.md.j2").render(ctx))

@@ -21,7 +21,12 @@ from ledgerrate.schema.edition import (
     SeedFile,
 )
 from ledgerrate.schema.publication import *  # noqa: F403
-from ledgerrate.schema.publication import EditionResults, ErrataFile, PublishedEdition
+from ledgerrate.schema.publication import (
+    CorrectedResults,
+    EditionResults,
+    ErrataFile,
+    PublishedEdition,
+)
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 
@@ -38,4 +43,5 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-sample": SpotcheckSample,
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
+    "results-corrected.json": CorrectedResults,
 }
