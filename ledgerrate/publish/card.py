@@ -127,7 +127,7 @@ def _priced(line: RateLine, volume: int, bar: float, qualifying: bool = True) ->
 
 
 def _withdrawn(cell: CellResult) -> bool:
-    return is_withdrawn(cell, "pass_rate") or is_withdrawn(cell, "cpo_usd")
+    return any(is_withdrawn(cell, f) for f in ("pass_rate", "cpo_usd", "spend_usd"))
 
 
 def why_no_rate(cells: list[CellResult]) -> str:

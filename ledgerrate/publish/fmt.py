@@ -6,6 +6,7 @@ rescaled amount carries its exact value on hover (`title`), and the downloads ke
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from markupsafe import Markup
@@ -120,6 +121,17 @@ def tokens(cell: CellResult) -> str:
     t = cell.tokens
     cached = f" (+{t.cached_input:,} cached)" if t.cached_input else ""
     return f"{t.input:,}{cached} in / {t.output:,} out"
+
+
+_TITLE_UNSAFE = re.compile(r"[^\w\s.,()+\-:/=]")
+
+
+def title(value: object) -> str:
+    """Text for a page heading. The heading becomes the nav entry and the HTML `<title>`,
+    which the theme prints unescaped (after `striptags`), so a name from an edition file
+    keeps only letters, digits, spaces and plain punctuation there; the page body shows it
+    in full, escaped."""
+    return _TITLE_UNSAFE.sub("", str(value)).strip()
 
 
 def text(value: object) -> Markup:

@@ -127,6 +127,17 @@ def test_trendline_breaks_at_version_bump() -> None:
     assert svg.count("m (single-shot) v1") == 1 and svg.count("m (single-shot) v2") == 1
 
 
+def _withdraw(field: str) -> dict:
+    return {
+        "workload": "extract.invoice.v1",
+        "model": "reference",
+        "mode": "agentic",
+        "field": field,
+        "old": "as published",
+        "new": None,
+    }
+
+
 def test_chart_over_a_withdrawn_cell_says_withdrawn_not_no_success() -> None:
     from ledgerrate.publish.withdrawals import apply_withdrawals
     from ledgerrate.schema import EditionResults, ErrataFile
@@ -153,11 +164,7 @@ def test_chart_over_a_withdrawn_cell_says_withdrawn_not_no_success() -> None:
                     "title": "withdrawn",
                     "what_changed": "x",
                     "why": "y",
-                    "figures": [
-                        {"workload": "extract.invoice.v1", "model": "reference",
-                         "mode": "agentic", "field": f, "old": "as published", "new": None}
-                        for f in ("pass_rate", "cpo_usd")
-                    ],  # fmt: skip
+                    "figures": [_withdraw(f) for f in ("pass_rate", "cpo_usd")],
                 }
             ],
         }
