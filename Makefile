@@ -18,7 +18,7 @@ deps: $(STAMP)
 
 site: $(STAMP)
 	$(BIN)/ledgerrate build --editions editions --out build
-	@echo "open build/site/index.html"
+	@echo "preview: python3 -m http.server -d build/site 8000, then http://127.0.0.1:8000/"
 
 test: $(STAMP)
 	bash scripts/install-system-deps.sh test
