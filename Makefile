@@ -22,7 +22,7 @@ deps: $(STAMP)
 
 site: $(STAMP)
 	$(BIN)/ledgerrate build --editions editions --out build
-	@echo "preview: $(BIN)/mkdocs serve (or python3 -m http.server -d build/site)"
+	@echo "preview: $(BIN)/mkdocs serve, or python3 -m http.server -d build/site 8000 and open http://127.0.0.1:8000/"
 
 test: $(STAMP)
 	bash scripts/install-system-deps.sh test

@@ -229,11 +229,15 @@ def spotcheck_import(
 def build(
     editions: Annotated[Path, typer.Option(help="Folder of editions.")] = Path("editions"),
     out: Annotated[Path, typer.Option(help="Build folder.")] = Path("build"),
+    site_url: Annotated[
+        str | None,
+        typer.Option(help="Hosting URL, e.g. https://example.org/ledgerrate/ (sitemap, 404)."),
+    ] = None,
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
     from ledgerrate.publish.build import build_site
 
-    site = build_site(editions=editions, out=out)
+    site = build_site(editions=editions, out=out, site_url=site_url)
     typer.echo(f"site built: {site}")
 
 

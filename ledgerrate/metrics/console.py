@@ -2,43 +2,34 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from rich.console import Console
 from rich.table import Table
 
 from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, WorkloadResult
+from ledgerrate.usd import usd, usd_interval
 
 NO_OUTCOME = "no successful outcome"
 
 
-def usd(value: Decimal | None) -> str:
-    if value is None:
-        return "—"
-    if value != 0 and abs(value) < Decimal("0.01"):
-        return f"${value:.8f}".rstrip("0")
-    return f"${value:,.4f}"
-
-
-def span(interval: Interval | None, money: bool = False) -> str:
+def span(interval: Interval | None) -> str:
+    """A pass-rate interval; money intervals are read with their point (`usd_interval`)."""
     if interval is None or interval.lo is None or interval.hi is None:
         return ""
-    if money:
-        return f"[{usd(Decimal(interval.lo))}, {usd(Decimal(interval.hi))}]"
     return f"[{float(interval.lo):.2f}, {float(interval.hi):.2f}]"
 
 
 def _cpo(cell: CellResult) -> str:
     if cell.pending_judge:
-        return "pending judge"
+        return "awaiting judge — not counted"
     if cell.cpo_usd is None:
         return NO_OUTCOME if cell.n else "—"
-    return f"{usd(cell.cpo_usd)} {span(cell.cpo_ci, money=True)}"
+    ci = cell.cpo_ci
+    return usd_interval(cell.cpo_usd, ci.lo if ci else None, ci.hi if ci else None, "outcomes")
 
 
 def _rate(cell: CellResult) -> str:
     if cell.pending_judge:
-        return f"pending judge ({cell.pending_judge} of {cell.n}; {cell.passes} passed so far)"
+        return f"awaiting judge — not counted ({cell.pending_judge} of {cell.n} runs)"
     if cell.pass_rate is None:
         return "—"
     pending = f" (+{cell.pending_judge} pending)" if cell.pending_judge else ""
@@ -88,7 +79,7 @@ def cell_table(result: WorkloadResult) -> Table:
             _rate(c),
             usd(c.spend_usd),
             _cpo(c),
-            usd(c.cost_per_attempt_usd),
+            usd(c.cost_per_attempt_usd, "attempts"),
             f"{c.tokens.input + c.tokens.cached_input + c.tokens.cache_write:,}/"
             f"{c.tokens.output:,}",
             _latency(c),
@@ -98,20 +89,21 @@ def cell_table(result: WorkloadResult) -> Table:
     return table
 
 
-def _line(label: str, line: RateLine | None, unit: str) -> str:
+def _line(label: str, line: RateLine | None, unit: str, volume: int) -> str:
     if line is None:
         return f"{label}: none"
+    rate = usd(line.cpo_usd * volume, "jobs")
     return (
-        f"{label}: {line.model_name} ({line.mode}) — {unit}: ${line.rate_usd:,.2f} "
-        f"(CPO {usd(line.cpo_usd)}, pass rate {line.pass_rate:.2f} {span(line.pass_rate_ci)}, "
-        f"{line.cost_basis})"
+        f"{label}: {line.model_name} ({line.mode}) — {unit}: {rate} "
+        f"(CPO {usd(line.cpo_usd, 'outcomes')}, pass rate {line.pass_rate:.2f} "
+        f"{span(line.pass_rate_ci)}, {line.cost_basis})"
     )
 
 
 def indices_lines(result: WorkloadResult) -> list[str]:
     lines = [
-        _line("cheapest qualifying", result.cheapest_qualifying, result.unit),
-        _line("flagship", result.flagship, result.unit),
+        _line("cheapest qualifying", result.cheapest_qualifying, result.unit, result.volume),
+        _line("flagship", result.flagship, result.unit, result.volume),
     ]
     if result.flagship_note:
         lines.append(f"  note: {result.flagship_note}")
@@ -122,7 +114,10 @@ def indices_lines(result: WorkloadResult) -> list[str]:
             f"{m} {'—' if v is None else f'{v:.2f}×'}" for m, v in result.agentic_multiplier.items()
         )
         lines.append(f"agentic multiplier: {shown}")
-    lines.append(_line("reference baseline (not ranked)", result.reference, result.unit))
+    reference = _line(
+        "reference baseline (not ranked)", result.reference, result.unit, result.volume
+    )
+    lines.append(reference)
     r = result.routing
     pair = f" {r.challenger} vs {r.incumbent}" if r.challenger and r.incumbent else ""
     lines.append(f"routing verdict{pair}: {r.verdict} — {r.reason}")

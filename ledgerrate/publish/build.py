@@ -33,7 +33,7 @@ class _Collect(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG) -> None:
+def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG, site_url: str | None = None) -> None:
     """`mkdocs build --strict` on an already rendered docs folder; warnings become errors."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -46,8 +46,13 @@ def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG) -> None:
     # The hook renders on plain `mkdocs build`; here the pages are already rendered.
     os.environ[SKIP_RENDER_ENV] = "1"
     try:
+        # mkdocs treats a None override as "keep mkdocs.yml's value".
         cfg = load_config(
-            config_file=str(config), docs_dir=str(docs), site_dir=str(site), strict=True
+            config_file=str(config),
+            docs_dir=str(docs),
+            site_dir=str(site),
+            strict=True,
+            site_url=site_url,
         )
         build(cfg)
     except (MkDocsException, SystemExit) as exc:
@@ -78,8 +83,9 @@ def edition_dirs(editions: Path) -> list[Path]:
     return sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file())
 
 
-def build_site(editions: Path, out: Path) -> Path:
-    """Render every edition in `editions` and build the HTML site into `out/site`."""
+def build_site(editions: Path, out: Path, site_url: str | None = None) -> Path:
+    """Render every edition in `editions` and build the HTML site into `out/site`
+    (`site_url`: where it will be hosted, for the sitemap, canonical links and 404 page)."""
     # mkdocs resolves relative paths against mkdocs.yml, not the working directory.
     editions, out = Path(editions).resolve(), Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -94,7 +100,7 @@ def build_site(editions: Path, out: Path) -> Path:
         # 1. load editions, render pages and downloads (figures from step 0)
         render_into(editions, staging / "docs", results_fn=lambda p: results[Path(p).resolve()])
         # 2. mkdocs build --strict from the rendered pages
-        run_mkdocs(staging / "docs", staging / "site")
+        run_mkdocs(staging / "docs", staging / "site", site_url=site_url)
         # 3. publish: swap the new docs and site into place
         _swap(staging / "docs", out / "docs", staging / "old-docs")
         _swap(staging / "site", out / "site", staging / "old-site")

@@ -20,7 +20,9 @@ import itertools
 
 import matplotlib.pyplot as plt
 
+from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, TrendPoint, WorkloadResult
+from ledgerrate.usd import usd
 
 QUALITY_BAR = 0.80
 # Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
@@ -39,14 +41,6 @@ def _as_float(value: Decimal | float | None) -> float | None:
     return None if value is None else float(value)
 
 
-def _money(value: float) -> str:
-    if value >= 1:
-        return f"${value:,.2f}"
-    if value >= 0.01:
-        return f"${value:.4f}"
-    return f"${value:.2e}"
-
-
 def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
@@ -63,6 +57,10 @@ def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     return accessible + svg[svg.index(">") + 1 :]
 
 
+def _withdrawn(cell: CellResult) -> bool:
+    return is_withdrawn(cell, "pass_rate") or is_withdrawn(cell, "cpo_usd")
+
+
 def _cell_label(cell: CellResult, names: dict[str, str]) -> str:
     return f"{names.get(cell.model, cell.model)} ({cell.mode})"
 
@@ -76,7 +74,10 @@ def cost_vs_pass_svg(
     drawn at a made-up height; void cells are left out and named.
     """
     names = model_names or {}
-    cells = [c for c in result.cells if not c.void and c.pass_rate is not None]
+    withdrawn = [c for c in result.cells if not c.void and _withdrawn(c)]
+    cells = [
+        c for c in result.cells if not c.void and c.pass_rate is not None and c not in withdrawn
+    ]
     priced = [c for c in cells if c.cpo_usd is not None]
     unpriced = [c for c in cells if c.cpo_usd is None]
     cheapest = result.cheapest_qualifying
@@ -153,9 +154,12 @@ def cost_vs_pass_svg(
             ax.margins(y=0.2)
         else:
             ax.set_yticks([])
-            ax.text(
-                0.5, 0.5, "no cell had a successful outcome", ha="center", transform=ax.transAxes
+            empty = (
+                "withdrawn by an erratum: no figure to show"
+                if withdrawn and not cells
+                else "no cell had a successful outcome"
             )
+            ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
         ax.set_xlabel("pass rate (95% Wilson interval), n = 15 per cell: a small sample")
         ax.set_ylabel(
             "cost per successful outcome, USD"
@@ -166,6 +170,11 @@ def cost_vs_pass_svg(
         if unpriced:
             notes.append(
                 "no successful outcome: " + "; ".join(_cell_label(c, names) for c in unpriced)
+            )
+        if withdrawn:
+            notes.append(
+                "withdrawn (see errata), not shown: "
+                + "; ".join(_cell_label(c, names) for c in withdrawn)
             )
         void = [c for c in result.cells if c.void]
         if void:
@@ -179,7 +188,7 @@ def cost_vs_pass_svg(
         desc_points = "; ".join(
             f"{_cell_label(c, names)}: pass rate {c.pass_rate:.2f}, CPO "
             + (
-                _money(float(c.cpo_usd))
+                usd(c.cpo_usd, "outcomes")
                 if c.cpo_usd is not None
                 else "none (no successful outcome)"
             )
@@ -188,6 +197,13 @@ def cost_vs_pass_svg(
         desc = (
             f"Scatter of cost per successful outcome against pass rate for {result.workload}, "
             f"with the 0.80 quality bar. {desc_points or 'No graded cells.'}"
+            + (
+                " Withdrawn by an erratum: "
+                + "; ".join(_cell_label(c, names) for c in withdrawn)
+                + "."
+                if withdrawn
+                else ""
+            )
             + (
                 f" Cheapest qualifying: {cheapest.model_name} ({cheapest.mode})."
                 if cheapest

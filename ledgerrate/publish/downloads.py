@@ -20,6 +20,7 @@ import pandas as pd
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import canonical_json, seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem, atomic_write_bytes
+from ledgerrate.publish import corrected
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import EditionResults
 from ledgerrate.schema_export import schema_documents
@@ -173,6 +174,8 @@ def write_downloads(edition: Edition, dest: Path) -> DataSection:
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
     atomic_write_bytes(dest / "results.json", results_json)
+    # Its corrected companion: every erratum applied, each withdrawn or changed figure marked.
+    atomic_write_bytes(dest / corrected.FILENAME, corrected.corrected_json(edition, results_json))
     csv = results_frame(edition.results).to_csv(index=False, lineterminator="\n")
     atomic_write_bytes(dest / "results.csv", csv.encode("utf-8"))
     for filename, doc in sorted(schema_documents().items()):

@@ -1,7 +1,12 @@
-"""How figures read on a page. Formatting only: never rounds a figure into a different claim."""
+"""How figures read on a page. Formatting only: never rounds a figure into a different claim.
+
+Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded or
+rescaled amount carries its exact value on hover (`title`), and the downloads keep every digit.
+"""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from markupsafe import Markup
@@ -9,61 +14,78 @@ from markupsafe import Markup
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, Interval, RateLine
+from ledgerrate.usd import Amount, Reading, reading, usd_interval
+from ledgerrate.usd import usd as usd_text
 
 NO_SUCCESS = "no successful outcome"
+PENDING = "awaiting judge — not counted"
+WITHDRAWN_TEXT = "withdrawn (see errata)"
+NO_JUDGE = "this edition has no judge, so these runs stay ungraded"
+VERDICTS = {
+    "pass": "pass",
+    "fail": "fail",
+    "inconclusive": "inconclusive",
+    "not_applicable": "not applicable",
+}
 
 
-def usd(value: Decimal | float | None, *, cents: bool = False) -> str:
-    """Dollars. Rates are to the cent; CPOs keep four significant digits because a CPO of a
-    fraction of a cent is common and rounding it to $0.00 would read as free."""
-    if value is None:
-        return "—"
-    amount = Decimal(str(value))
-    if cents or abs(amount) >= 100:
-        return f"${amount:,.2f}"
-    if amount == 0:
-        return "$0"
-    digits = max(2, 4 - amount.adjusted() - 1)
-    text = f"{amount:.{digits}f}"
-    # Four significant digits at most, and no trailing zeros past the cents: a CPO stored to
-    # 1e-12 must not be printed with trailing zeros it does not have.
-    whole, _, frac = text.partition(".")
-    frac = frac.rstrip("0").ljust(2, "0")
-    return f"${whole}.{frac}"
+def usd(value: Decimal | float | None, unit: str = "") -> str:
+    """Plain text (table cells that an erratum may strike through, chart labels)."""
+    return usd_text(value, unit)
 
 
-def rate_of(line: RateLine, volume: int) -> str:
-    """A rate-card rate (CPO × volume, to the cent). A rate under a cent is said to be one,
-    with its unrounded value, instead of reading as a free $0.00."""
-    if line.rate_usd == 0 and line.cpo_usd > 0:
-        return f"under $0.01 ({usd(line.cpo_usd * volume)})"
-    return usd(line.rate_usd, cents=True)
+def shown(value: Reading) -> Markup:
+    """An amount as read, its exact value one hover away when the text rounds or rescales."""
+    if value.text == value.exact:
+        return md_text(value.text)
+    title = f"exactly {value.exact}"
+    if value.scale_word:
+        title += f" each; {value.text.split(' per ')[0]} per {value.scale:,}"
+    return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(value.text)}</span>')
+
+
+def money(value: Amount | None, unit: str = "") -> Markup:
+    return Markup("—") if value is None else shown(reading(value, unit))
+
+
+def rate_of(line: RateLine, volume: int) -> Markup:
+    """A rate-card rate: CPO × the job's volume, read like every other amount."""
+    return money(line.cpo_usd * volume, "jobs")
 
 
 def rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def interval(ci: Interval | None, *, money: bool = False) -> str:
+def interval(ci: Interval | None) -> str:
+    """A rate interval; money intervals are read with their point (`cpo_value`)."""
     if ci is None or ci.lo is None or ci.hi is None:
         return "[undefined]"
-    if money:
-        return f"[{usd(ci.lo)}, {usd(ci.hi)}]"
     return f"[{float(ci.lo):.2f}, {float(ci.hi):.2f}]"
 
 
-PENDING = "pending judge"
-WITHDRAWN_TEXT = "withdrawn (see errata)"
+def cpo_value(value: Amount | None, ci: Interval | None) -> str:
+    """A CPO with its interval in one scale: "$97.07 [$75.44, $132.00] per billion outcomes"."""
+    if value is None:
+        return NO_SUCCESS
+    lo, hi = (ci.lo, ci.hi) if ci is not None else (None, None)
+    return usd_interval(value, lo, hi, "outcomes")
 
 
-def pass_rate(cell: CellResult) -> str:
+def verdict(value: str) -> str:
+    return VERDICTS.get(value, value.replace("_", " "))
+
+
+def pending_text(cell: CellResult, *, judge: bool = True) -> str:
+    text = f"{PENDING} ({cell.pending_judge} of {cell.n} runs)"
+    return text if judge else f"{text}; {NO_JUDGE}"
+
+
+def pass_rate(cell: CellResult, *, judge: bool = True) -> str:
     if is_withdrawn(cell, "pass_rate"):
         return WITHDRAWN_TEXT
     if cell.pending_judge:
-        return (
-            f"{PENDING}: {cell.pending_judge} of {cell.n} runs await the judge "
-            f"({cell.passes} passed so far); no rate is stated until all are graded"
-        )
+        return pending_text(cell, judge=judge)
     if cell.pass_rate is None:
         return "not graded yet"
     return f"{cell.passes}/{cell.n} = {rate(cell.pass_rate)} {interval(cell.pass_rate_ci)}"
@@ -74,9 +96,16 @@ def cpo(cell: CellResult) -> str:
         return WITHDRAWN_TEXT
     if cell.pending_judge:
         return PENDING
-    if cell.cpo_usd is None:
-        return NO_SUCCESS
-    return f"{usd(cell.cpo_usd)} {interval(cell.cpo_ci, money=True)}"
+    return cpo_value(cell.cpo_usd, cell.cpo_ci)
+
+
+def cpo_html(cell: CellResult) -> Markup:
+    """`cpo` with the exact CPO on hover."""
+    shown = cpo(cell)
+    if cell.cpo_usd is None or shown in (WITHDRAWN_TEXT, PENDING):
+        return md_text(shown)
+    title = f"exactly {reading(cell.cpo_usd).exact} per successful outcome"
+    return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(shown)}</span>')
 
 
 def sample_label(n: int) -> str:
@@ -92,6 +121,17 @@ def tokens(cell: CellResult) -> str:
     t = cell.tokens
     cached = f" (+{t.cached_input:,} cached)" if t.cached_input else ""
     return f"{t.input:,}{cached} in / {t.output:,} out"
+
+
+_TITLE_UNSAFE = re.compile(r"[^\w\s.,()+\-:/=]")
+
+
+def title(value: object) -> str:
+    """Text for a page heading. The heading becomes the nav entry and the HTML `<title>`,
+    which the theme prints unescaped (after `striptags`), so a name from an edition file
+    keeps only letters, digits, spaces and plain punctuation there; the page body shows it
+    in full, escaped."""
+    return _TITLE_UNSAFE.sub("", str(value)).strip()
 
 
 def text(value: object) -> Markup:

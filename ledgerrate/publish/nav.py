@@ -28,7 +28,9 @@ def page_title(path: Path) -> str:
     match = _HEADING.search(path.read_text(encoding="utf-8"))
     if match is None:
         return path.stem.replace("-", " ")
-    return html.unescape(_TAG.sub("", match.group(1))).strip()
+    # The theme prints nav titles as HTML without escaping them, and a heading may carry a
+    # model name from an edition file: the title is plain text, escaped once here.
+    return html.escape(html.unescape(_TAG.sub("", match.group(1))).strip(), quote=False)
 
 
 def _entries(docs: Path, folder: Path) -> list[Any]:

@@ -16,8 +16,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ledgerrate.io import atomic_write_text
+from ledgerrate.publish import card as card_mod
+from ledgerrate.publish import corrected, filelist, fmt, links
 from ledgerrate.publish import errata as errata_mod
-from ledgerrate.publish import fmt, links
+from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
@@ -38,7 +40,9 @@ def make_env(templates: Path) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.globals.update(fmt=fmt, links=links, md=md_text, pre=pre_block, ext=external_link)
+    env.globals.update(
+        fmt=fmt, links=links, md=md_text, pre=pre_block, ext=external_link, card=card_mod
+    )
     env.filters["pre"] = pre_block
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
@@ -84,18 +88,25 @@ def _cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Ma
     """Figures of a cell as shown, each with its correction history."""
     fixes = errata_mod.corrections(edition)
     mode = str(cell.mode)
+    judge = edition.manifest.judge is not None
 
-    def fig(field: str, shown: str) -> Markup:
+    def fig(field: str, shown: str, html: Markup | None = None) -> Markup:
         key_exact = (cell.workload, cell.model, mode, field)
         key_any_mode = (cell.workload, cell.model, None, field)
         key = key_exact if key_exact in fixes else key_any_mode
+        if html is not None and key not in fixes:
+            return html  # no correction history: the figure with its exact value on hover
         return errata_mod.figure(shown, key, fixes, root)
 
     return {
-        "pass_rate": fig("pass_rate", fmt.pass_rate(cell)),
-        "cpo": fig("cpo_usd", fmt.cpo(cell)),
-        "spend": fig("spend_usd", fmt.usd(cell.spend_usd)),
-        "per_attempt": fig("cost_per_attempt_usd", fmt.usd(cell.cost_per_attempt_usd)),
+        "pass_rate": fig("pass_rate", fmt.pass_rate(cell, judge=judge)),
+        "cpo": fig("cpo_usd", fmt.cpo(cell), fmt.cpo_html(cell)),
+        "spend": fig("spend_usd", fmt.usd(cell.spend_usd), fmt.money(cell.spend_usd)),
+        "per_attempt": fig(
+            "cost_per_attempt_usd",
+            fmt.usd(cell.cost_per_attempt_usd, "attempts"),
+            fmt.money(cell.cost_per_attempt_usd, "attempts"),
+        ),
         "grading": fig("grading_cost_usd", fmt.usd(cell.grading_cost_usd)),
         "infra": fig(
             "infra_excluded_usd",
@@ -104,12 +115,25 @@ def _cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Ma
     }
 
 
+def edition_card(edition: Edition) -> RateCard:
+    return rate_card(edition.results, edition.manifest, provisional=edition.provisional)
+
+
 def render_home(env: Environment, site: Site, docs: Path) -> None:
-    latest = site.latest
-    ctx: dict[str, Any] = {"root": "", "site": site, "edition": latest}
+    """The latest *published* edition's card; an edition whose window is still open never
+    takes over the home page, it is only pointed to."""
+    published = [e for e in site.editions if not e.provisional]
+    latest = published[-1] if published else None
+    provisional = [e for e in site.editions if e.provisional and e not in published]
+    ctx: dict[str, Any] = {
+        "root": "",
+        "site": site,
+        "edition": latest,
+        "provisional": list(reversed(provisional)),
+    }
     if latest is not None:
         ctx.update(
-            footer=footer(latest),
+            card=edition_card(latest),
             results=latest.results,
             notes=_edition_notes(latest),
             methodology=site.methodology_versions,
@@ -130,6 +154,7 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
     if edition.manifest.judge is not None:
         judge_spec = edition.manifest.model(edition.manifest.judge.model)
         judge_overlap = [m.name for m in edition.manifest.models if m.family == judge_spec.family]
+    names = {m.id: m.name for m in edition.manifest.models}
     void_cells = [c for w in edition.results.workloads for c in w.cells if c.void]
     flagged = [c for w in edition.results.workloads for c in w.cells if c.flags]
     ctx = {
@@ -137,6 +162,12 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
         "edition": edition,
         "m": edition.manifest,
         "footer": footer(edition),
+        "card": edition_card(edition),
+        "cells": [
+            (w, c, _cell_figures(edition, c, root), names.get(c.model, c.model))
+            for w in edition.results.workloads
+            for c in w.cells
+        ],
         "judge": judge_spec,
         "judge_overlap": judge_overlap,
         "void_cells": void_cells,
@@ -246,6 +277,9 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "section": section,
         "footer": footer(edition),
         "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
+        "files_html": filelist.files_html(section.files),
+        "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
+        "corrections": corrected.corrected_results(edition, None).corrections,
     }
     rel = f"data/{segment(edition.id)}/index.md"
     _write(docs, rel, env.get_template("data.md.j2").render(ctx))

@@ -15,18 +15,16 @@ import jinja2
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
+from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish import fmt
-from ledgerrate.publish.fmt import rate_of
-from ledgerrate.schema import EditionManifest, EditionResults, RateLine
+from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
+from ledgerrate.schema import EditionManifest, EditionResults
 
 ASSETS = Path(__file__).resolve().parents[2] / "templates" / "pdf"
-DISCLAIMER = (
-    "These rates are measurements of what the listed models cost to do each job to the stated "
-    "quality bar under the LedgerRate methodology, with prices frozen at the start of the "
-    "edition window. They are not quotes, offers or guarantees; your own volumes, prompts, "
-    "prices and quality needs will give different figures."
-)
+__all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "render_ratecard_pdf"]
+# Type sizes (pt) tried in turn until the card holds on one page; the smallest still prints
+# legibly. A card that does not fit even then is refused, never split over two pages.
+SIZES = (8.6, 8.0, 7.4, 6.8, 6.2)
 
 
 class RefusingFetcher(URLFetcher):
@@ -50,86 +48,39 @@ class RefusingFetcher(URLFetcher):
         raise ValueError(f"refused by the rate-card renderer: {url}")
 
 
-def footer_text(brand: str, methodology: str, date: str) -> str:
-    return f"{brand} · methodology v{methodology} · {date}"
-
-
-def _rate(line: RateLine | None, none_text: str, volume: int) -> str:
-    if line is None:
-        return none_text
-    return (
-        f"{rate_of(line, volume)} — {line.model_name} ({line.mode.value}), "
-        f"pass rate {line.pass_rate:.2f}"
-    )
-
-
-def ratecard_context(results: EditionResults, manifest: EditionManifest) -> dict:
-    lines, references = [], []
-    n = max((c.n for w in results.workloads for c in w.cells), default=15) or 15
-    for workload in results.workloads:
-        flagship = _rate(workload.flagship, "no flagship evaluated", workload.volume)
-        if workload.flagship is not None and workload.flagship_note:
-            flagship += f" ({workload.flagship_note})"
-        no_model = "no qualifying model" + (
-            " (no language model evaluated)" if results.reference_only else ""
-        )
-        lines.append(
-            {
-                "job": workload.unit,
-                "workload": workload.workload,
-                "volume": f"{workload.volume:,}",
-                "rate": _rate(workload.cheapest_qualifying, no_model, workload.volume),
-                "flagship": flagship,
-            }
-        )
-        for cell in workload.cells:
-            if not cell.is_reference or cell.void:
-                continue
-            ref = workload.reference
-            priced = ref is not None and (ref.model, ref.mode) == (cell.model, cell.mode)
-            references.append(
-                {
-                    "job": workload.unit,
-                    "pass_rate": fmt.pass_rate(cell),
-                    "rate": rate_of(ref, workload.volume) if priced else fmt.cpo(cell),
-                    "basis": cell.cost_basis,
-                }
-            )
-    date = results.date.isoformat()
-    return {
-        "brand": results.brand,
-        "edition": results.edition,
-        "date": date,
-        "methodology": results.methodology_version,
-        "reference_only": results.reference_only,
-        "quality_bar": results.quality_bar,
-        "bar_items": int(-(-results.quality_bar * n // 1)),
-        "n": n,
-        "lines": lines,
-        "references": references,
-        "disclaimer": DISCLAIMER,
-        "footer": footer_text(results.brand, results.methodology_version, date),
-        "stylesheet": (ASSETS / "ratecard.css").as_uri(),
-    }
-
-
-def render_ratecard_html(results: EditionResults, manifest: EditionManifest) -> str:
+def render_ratecard_html(card: RateCard, size: float = SIZES[0]) -> str:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(ASSETS),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    return env.get_template("ratecard.html.j2").render(**ratecard_context(results, manifest))
-
-
-def render_ratecard_pdf(results: EditionResults, manifest: EditionManifest, out: Path) -> Path:
-    """Write the edition's rate card PDF to `out` atomically and return its path."""
-    fetcher = RefusingFetcher(ASSETS)
-    document = HTML(
-        string=render_ratecard_html(results, manifest),
-        base_url=ASSETS.as_uri() + "/",
-        url_fetcher=fetcher,
+    return env.get_template("ratecard.html.j2").render(
+        card=card, size=size, stylesheet=(ASSETS / "ratecard.css").as_uri()
     )
+
+
+def render_ratecard_pdf(
+    results: EditionResults,
+    manifest: EditionManifest,
+    out: Path,
+    *,
+    provisional: bool = False,
+) -> Path:
+    """Write the edition's one-page rate card PDF to `out` atomically and return its path."""
+    card = rate_card(results, manifest, provisional=provisional)
+    for size in SIZES:
+        document = HTML(
+            string=render_ratecard_html(card, size),
+            base_url=ASSETS.as_uri() + "/",
+            url_fetcher=RefusingFetcher(ASSETS),
+        ).render(pdf_variant="pdf/ua-1", pdf_tags=True)
+        if len(document.pages) == 1:
+            break
+    else:
+        raise UsageProblem(
+            f"edition {results.edition}: the rate card does not fit on one A4 page even at "
+            f"{SIZES[-1]} pt; shorten the workload units or model names in edition.yaml"
+        )
     pdf = document.write_pdf(pdf_variant="pdf/ua-1", pdf_tags=True, uncompressed_pdf=False)
     atomic_write_bytes(out, pdf)
     return out

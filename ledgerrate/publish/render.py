@@ -16,6 +16,7 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
+from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.downloads import DataSection, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import load_editions
@@ -61,6 +62,7 @@ def render_into(
         raise UsageProblem(f"{site_src}: {', '.join(clash)} are generated; move those pages")
     # 1. hand-written pages (methodology, about, stylesheets)
     methodology = _copy_site_src(site_src, docs)
+    write_fonts(docs)  # served from the site itself: no request leaves it
     # 2. every edition with its results, oldest first
     editions = load_editions(editions_dir, results_fn)
     site = build_site_model(editions, methodology)
@@ -70,7 +72,12 @@ def render_into(
     for edition in editions:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
-        pdf.render_ratecard_pdf(edition.results, edition.manifest, dest / "ratecard.pdf")
+        pdf.render_ratecard_pdf(
+            edition.results,
+            edition.manifest,
+            dest / "ratecard.pdf",
+            provisional=edition.provisional,
+        )
         sections[edition.id] = write_downloads(edition, dest)
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]

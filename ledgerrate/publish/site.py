@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ledgerrate.publish.card import footer_text
 from ledgerrate.publish.errata import Note, all_errata
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import CellResult, ModelSpec, WorkloadResult
@@ -66,4 +67,4 @@ def build_site_model(editions: list[Edition], methodology_versions: set[str]) ->
 
 def footer(edition: Edition) -> str:
     m = edition.manifest
-    return f"{m.brand} · methodology v{m.methodology_version} · edition {m.date.isoformat()}"
+    return footer_text(m.brand, m.methodology_version, m.id, m.date.isoformat())

@@ -9,15 +9,7 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-
-def usd(amount: Decimal) -> str:
-    """Dollars for a person: cents where they matter, significant digits for tiny sums, so a
-    baseline's fraction of a cent never reads as $0."""
-    if amount == 0:
-        return "$0"
-    if abs(amount) >= Decimal("0.01"):
-        return f"${amount:,.4f}"
-    return f"${amount:.3g}"
+from ledgerrate.usd import usd  # the project's one money formatter; run/reproduce imports it here
 
 
 class CellProgress:

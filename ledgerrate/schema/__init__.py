@@ -24,7 +24,12 @@ from ledgerrate.schema.edition import (
 from ledgerrate.schema.escrow import *  # noqa: F403
 from ledgerrate.schema.escrow import SeedLoss
 from ledgerrate.schema.publication import *  # noqa: F403
-from ledgerrate.schema.publication import EditionResults, ErrataFile, PublishedEdition
+from ledgerrate.schema.publication import (
+    CorrectedResults,
+    EditionResults,
+    ErrataFile,
+    PublishedEdition,
+)
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 
@@ -42,4 +47,5 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-sample": SpotcheckSample,
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
+    "results-corrected.json": CorrectedResults,
 }

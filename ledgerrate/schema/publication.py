@@ -275,3 +275,53 @@ class TrendPoint(Strict):
     """Pass rate in that edition."""
     is_reference: bool = False
     """A reference baseline's point: shown for scale, never ranked."""
+
+
+# --------------------------------------------------------------------------- corrected results
+
+
+class FigureCorrection(Strict):
+    """One figure an erratum withdrew or changed, as the corrected results file marks it."""
+
+    workload: WorkloadId | None = None
+    """Workload of the figure (null: every workload)."""
+    model: Slug | None = None
+    """Model of the figure (null: every model)."""
+    mode: Mode | None = None
+    """Mode of the figure (null: both modes)."""
+    field: str = Field(description="Figure name, e.g. `pass_rate`, `cpo_usd`.")
+    status: Literal["withdrawn", "corrected"] = Field(
+        description="`withdrawn`: the figure is gone (null in `results`); `corrected`: replaced."
+    )
+    erratum: str = Field(description="Id of the erratum, also its page: /errata/<id>/.")
+    erratum_date: dt.date = Field(description="Date of the erratum.")
+    as_published: Any = Field(
+        default=None,
+        description="The figure in the sealed results.json (null when that file has no such "
+        "single cell figure, e.g. the erratum names a whole workload).",
+    )
+    published_text: str = Field(description="The superseded figure as the erratum quotes it.")
+    corrected_text: str | None = Field(description="The new figure as quoted; null if withdrawn.")
+
+
+class CorrectedResults(Strict):
+    """`results-corrected.json`: the figures with every erratum applied, each change marked.
+
+    `results.json` stays the sealed file as first published; this file is what a reader should
+    use today. The CSV download holds the same figures, one row per cell.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    """Edition id."""
+    sealed_sha256: Sha256 | None = Field(
+        description="sha256 of the results.json beside it: the sealed file once published."
+    )
+    errata: list[str] = Field(default_factory=list, description="Ids of the errata applied.")
+    corrections: list[FigureCorrection] = Field(
+        default_factory=list, description="Every withdrawn or changed figure with its erratum."
+    )
+    results: EditionResults = Field(
+        description="The corrected figures: withdrawn ones null, their cells flagged with the "
+        "erratum id."
+    )

@@ -125,3 +125,51 @@ def test_trendline_breaks_at_version_bump() -> None:
     assert "2026-07 to 2026-10: v1 to v2" in svg
     # Two separate lines (one per version), never one joining v1 to v2.
     assert svg.count("m (single-shot) v1") == 1 and svg.count("m (single-shot) v2") == 1
+
+
+def _withdraw(field: str) -> dict:
+    return {
+        "workload": "extract.invoice.v1",
+        "model": "reference",
+        "mode": "agentic",
+        "field": field,
+        "old": "as published",
+        "new": None,
+    }
+
+
+def test_chart_over_a_withdrawn_cell_says_withdrawn_not_no_success() -> None:
+    from ledgerrate.publish.withdrawals import apply_withdrawals
+    from ledgerrate.schema import EditionResults, ErrataFile
+
+    only = _cell("reference", Mode.agentic, 14, "0.0000001", ref=True)
+    workload = _result().model_copy(update={"cells": [only], "cheapest_qualifying": None})
+    results = EditionResults(
+        edition="e1",
+        date=dt.date(2026, 7, 15),
+        methodology_version="1.0",
+        brand="LedgerRate",
+        reference_only=True,
+        bootstrap_seed=1,
+        bootstrap_reps=10,
+        workloads=[workload],
+    )
+    errata = ErrataFile.model_validate(
+        {
+            "edition": "e1",
+            "entries": [
+                {
+                    "id": "2026-07-20",
+                    "date": "2026-07-20",
+                    "title": "withdrawn",
+                    "what_changed": "x",
+                    "why": "y",
+                    "figures": [_withdraw(f) for f in ("pass_rate", "cpo_usd")],
+                }
+            ],
+        }
+    )
+    shown = apply_withdrawals(results, errata).workloads[0]
+    svg = cost_vs_pass_svg(shown, FOOTER)
+    assert "withdrawn" in svg
+    assert "no cell had a successful outcome" not in svg

@@ -1,4 +1,9 @@
-"""The printed rate card: one A4 page, disclaimer and footer, fonts embedded, nothing fetched."""
+"""The printed rate card: one A4 page, disclaimer and footer, fonts embedded, nothing fetched.
+
+The one-page promise is tested on a realistic card (7 workloads × 40 models with long names,
+reference lines, pending, withdrawn and void cells, several flagships), read back from the PDF
+with two independent readers (pypdf and pdfplumber).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
+import pdfplumber
 import pytest
 from pypdf import PdfReader
 from weasyprint import HTML
@@ -20,6 +26,8 @@ from ledgerrate.schema import (
     RoutingVerdict,
     WorkloadResult,
 )
+from ledgerrate.workloads import get
+from tests.publish import card_fixture
 
 
 def _manifest() -> EditionManifest:
@@ -85,10 +93,59 @@ def test_one_a4_page_with_disclaimer_and_footer(pdf_path: Path) -> None:
     box = reader.pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (595, 842)  # A4 in points
     text = " ".join(reader.pages[0].extract_text().split())
-    assert "LedgerRate · methodology v1.0 · 2026-07-15" in text
+    assert "LedgerRate · methodology v1.0 · edition 2026-07 · 2026-07-15" in text
     assert "not quotes, offers or guarantees" in text
     assert "no language model was called" in text
-    assert "no qualifying model" in text
+    assert "no model evaluated" in text
+
+
+@pytest.fixture(scope="module")
+def big_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("big") / "ratecard.pdf"
+    return render_ratecard_pdf(card_fixture.shown_results(), card_fixture.manifest(), out)
+
+
+def _page_words(path: Path) -> tuple[int, str]:
+    with pdfplumber.open(path) as pdf:
+        return len(pdf.pages), " ".join((pdf.pages[0].extract_text() or "").split())
+
+
+def test_realistic_card_is_one_a4_page_with_disclaimer_and_footer_on_it(big_card: Path) -> None:
+    reader = PdfReader(big_card)
+    assert len(reader.pages) == 1
+    box = reader.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (595, 842)
+    pages, text = _page_words(big_card)
+    assert pages == 1
+    assert "not quotes, offers or guarantees" in text
+    assert "LedgerRate · methodology v1.0 · edition 2027-03 · 2027-03-14" in text
+    assert "Quality bar" in text
+    # one line per workload, each job named, and every reason word where a line has no rate
+    for workload in card_fixture.WORKLOADS:
+        assert get(workload).unit in text
+    for word in ("none qualifies", "awaiting judge", "withdrawn", "void"):
+        assert word in text, word
+    assert "Reference baselines" in text and "per billion jobs" in text
+    assert "PROVISIONAL" not in text
+
+
+def test_no_table_row_is_split_and_the_footer_is_below_the_disclaimer(big_card: Path) -> None:
+    with pdfplumber.open(big_card) as pdf:
+        page = pdf.pages[0]
+        words = page.extract_words()
+    disclaimer = next(w for w in words if w["text"] == "guarantees;")
+    footer = next(w for w in words if w["text"] == "edition" and w["top"] > disclaimer["top"])
+    assert footer["bottom"] <= float(page.height)
+    assert disclaimer["bottom"] < footer["top"]
+
+
+def test_provisional_card_says_so(tmp_path: Path) -> None:
+    out = render_ratecard_pdf(
+        card_fixture.shown_results(), card_fixture.manifest(), tmp_path / "p.pdf", provisional=True
+    )
+    pages, text = _page_words(out)
+    assert pages == 1
+    assert "PROVISIONAL" in text and "not a published result" in text
 
 
 def test_fonts_are_embedded_and_pdf_is_tagged(pdf_path: Path) -> None:

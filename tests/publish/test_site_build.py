@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
@@ -127,14 +128,15 @@ def test_every_page_type_is_built(built: Path) -> None:
 def test_home_is_the_latest_rate_card(built: Path) -> None:
     home = _read(built / "index.html")
     assert "Rate card — edition 2026-07" in home
-    assert "pass rate ≥ 0.80" in home
+    assert "pass rate of at least <strong>0.80</strong>" in home
     assert "$3.00" in home  # 0.039 / 13 × 1000: the fixture's cheapest qualifying rate
     # The flagship's spend is withdrawn by the fixture's erratum, and its CPO (spend ÷ passes)
     # with it: no flagship rate may be printed from a withdrawn figure.
-    assert "$30.00" not in home and "no flagship rate" in home
+    assert "$30.00" not in home and "<em>withdrawn</em>" in home
+    assert "no flagship evaluated" not in home  # the flagship was evaluated
     assert "Reference baselines" in home and "never ranked" in home
-    assert "not prices anyone offers, quotes or guarantees" in home
-    assert "LedgerRate · methodology v1.0 · edition 2026-07-01" in home
+    assert "not quotes, offers or guarantees" in home  # the card's disclaimer, as in the PDF
+    assert "LedgerRate · methodology v1.0 · edition 2026-07 · 2026-07-01" in home
     assert 'href="data/2026-07/ratecard.pdf"' in home
 
 
@@ -222,7 +224,7 @@ def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     (out / "site").mkdir(parents=True)
     (out / "site" / "index.html").write_text("previous site", "utf-8")
 
-    def broken(docs: Path, site: Path) -> None:
+    def broken(docs: Path, site: Path, **_: object) -> None:
         raise UsageProblem("mkdocs: simulated strict warning")
 
     monkeypatch.setattr(build_mod, "run_mkdocs", broken)
@@ -248,10 +250,44 @@ def test_open_window_is_provisional_and_not_published(
     out = tmp_path / "out"
     monkeypatch.setattr(load_mod, "window_closed", lambda manifest, now=None: False)
     build_site(root, out)
-    assert "Provisional." in _read(out / "site" / "index.html")
+    home = _read(out / "site" / "index.html")
+    # An unfinished edition never takes over the home page: it lives on its own page.
+    assert "No edition has been published yet" in home and "(provisional)" in home
+    assert "Provisional." in _read(out / "site" / "editions" / "2026-07" / "index.html")
+    card = PdfReader(out / "site" / "data" / "2026-07" / "ratecard.pdf").pages[0].extract_text()
+    assert "PROVISIONAL" in card
     assert not (root / "2026-07" / "published.json").exists()
     monkeypatch.setattr(load_mod, "window_closed", lambda manifest, now=None: True)
     build_site(root, out)
     assert "Provisional." not in _read(out / "site" / "index.html")
+    assert "Rate card — edition 2026-07" in _read(out / "site" / "index.html")
     assert (root / "2026-07" / "published.json").exists()
     assert (root / "2026-07" / "results.json").exists()
+
+
+def test_corrected_results_mark_each_erratum_and_agree_with_the_csv(built: Path) -> None:
+    import csv
+    import json
+
+    data = built / "data" / "2026-07"
+    sealed = (data / "results.json").read_bytes()
+    fixed = json.loads((data / "results-corrected.json").read_text("utf-8"))
+    assert fixed["sealed_sha256"] == hashlib.sha256(sealed).hexdigest()
+    assert fixed["errata"] == ["2026-07-09"]
+    marks = {(c["model"], c["field"]): c for c in fixed["corrections"]}
+    assert marks[("big", "spend_usd")]["status"] == "withdrawn"
+    assert marks[("big", "spend_usd")]["as_published"] == "0.42"  # the sealed figure
+    assert marks[("small", "cpo_usd")]["status"] == "corrected"
+    [workload] = fixed["results"]["workloads"]
+    big = next(c for c in workload["cells"] if c["model"] == "big")
+    assert big["spend_usd"] is None and big["cpo_usd"] is None
+    assert any("erratum 2026-07-09" in flag for flag in big["flags"])
+    # the CSV carries the same figures as the corrected file
+    rows = list(csv.DictReader((data / "results.csv").read_text("utf-8").splitlines()))
+    for cell in workload["cells"]:
+        row = next(r for r in rows if (r["model"], r["mode"]) == (cell["model"], cell["mode"]))
+        for field in ("pass_rate", "cpo_usd", "spend_usd"):
+            value = cell[field]
+            assert row[field] == ("" if value is None else str(value)), (cell["model"], field)
+    page = _read(data / "index.html")
+    assert "as first published" in page and "as corrected" in page

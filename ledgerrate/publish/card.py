@@ -1,0 +1,261 @@
+"""The rate card as data: what the home page and the PDF both print (standard §6).
+
+One line per workload — job · volume · rate (cheapest qualifying, emphasised) · flagship rate ·
+premium ×N — then the reference baselines, the quality bar, the disclaimer and the footer. The
+figures come from the metrics stage as they are (the frontier premium included); this module
+only decides how each one reads, and says in a word why a line has no rate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ledgerrate.publish.withdrawals import is_withdrawn
+from ledgerrate.schema import (
+    CellResult,
+    EditionManifest,
+    EditionResults,
+    ProviderFamily,
+    RateLine,
+    WorkloadResult,
+)
+from ledgerrate.usd import Reading, reading
+
+DISCLAIMER = (
+    "These rates are measurements of what the listed models cost to do each job to the stated "
+    "quality bar under the LedgerRate methodology, with prices frozen at the start of the "
+    "edition window. They are not quotes, offers or guarantees; your own volumes, prompts, "
+    "prices and quality needs will give different figures."
+)
+# Why a line has no rate, in a word; the workload page gives the detail.
+NONE_QUALIFIES = "none qualifies"
+AWAITING_JUDGE = "awaiting judge"
+WITHDRAWN = "withdrawn"
+VOID = "void"
+NO_MODEL = "no model evaluated"
+NO_FLAGSHIP = "no flagship named"
+NOT_EVALUATED = "not evaluated"
+NO_SUCCESS = "no successful outcome"
+
+
+def footer_text(brand: str, methodology: str, edition: str, date: str) -> str:
+    """The standard footer of every card and chart: the edition id tells apart two editions
+    of the same date."""
+    return f"{brand} · methodology v{methodology} · edition {edition} · {date}"
+
+
+def premium_text(premium: float | None) -> str | None:
+    """A frontier premium as read: ×3.4, ×12, ×1,250 (two significant digits below ten)."""
+    if premium is None or not math.isfinite(premium):
+        return None
+    if premium < 10:
+        return f"×{premium:.2g}" if premium < 1 else f"×{premium:.1f}"
+    return f"×{premium:,.0f}"
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A rate of one model on one job."""
+
+    money: Reading
+    model: str
+    model_name: str
+    mode: str
+    pass_rate: float
+    below_bar: bool = False
+
+
+@dataclass(frozen=True)
+class CardLine:
+    workload: str
+    title: str
+    job: str
+    volume: str
+    rate: Priced | None
+    rate_status: str | None  # the word shown when there is no rate
+    flagship: Priced | None
+    flagship_status: str | None
+    premium: str | None
+
+
+@dataclass(frozen=True)
+class ReferenceLine:
+    workload: str
+    job: str
+    pass_rate: str
+    rate: Reading | None
+    status: str | None
+    basis: str
+
+
+@dataclass(frozen=True)
+class RateCard:
+    brand: str
+    edition: str
+    date: str
+    methodology: str
+    reference_only: bool
+    provisional: bool
+    quality_bar: float
+    bar_items: int
+    n: int
+    lines: list[CardLine]
+    references: list[ReferenceLine]
+    footer: str
+    disclaimer: str = DISCLAIMER
+    judge_configured: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def scaled(self) -> bool:
+        """Does any shown rate read per thousand/million/…? Then the card says how to read it."""
+        rates = [p.money for ln in self.lines for p in (ln.rate, ln.flagship) if p]
+        rates += [r.rate for r in self.references if r.rate]
+        return any(r.scale_word for r in rates)
+
+
+def _priced(line: RateLine, volume: int, bar: float, qualifying: bool = True) -> Priced:
+    return Priced(
+        money=reading(line.cpo_usd * volume, "jobs"),
+        model=line.model,
+        model_name=line.model_name,
+        mode=str(line.mode),
+        pass_rate=line.pass_rate,
+        below_bar=not qualifying or line.pass_rate < bar,
+    )
+
+
+def _withdrawn(cell: CellResult) -> bool:
+    return any(is_withdrawn(cell, f) for f in ("pass_rate", "cpo_usd", "spend_usd"))
+
+
+def why_no_rate(cells: list[CellResult]) -> str:
+    """The word for a set of cells none of which gives a rate."""
+    if not cells:
+        return NOT_EVALUATED
+    live = [c for c in cells if not c.void]
+    if not live:
+        return VOID
+    if any(c.pending_judge for c in live):
+        return AWAITING_JUDGE
+    if any(_withdrawn(c) for c in live):
+        return WITHDRAWN
+    return NONE_QUALIFIES
+
+
+def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
+    return any(
+        c.qualifying
+        for c in workload.cells
+        if (c.model, c.mode) == (line.model, line.mode) and not c.void
+    )
+
+
+def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> CardLine:
+    models = [c for c in workload.cells if not c.is_reference]
+    cheapest = workload.cheapest_qualifying
+    rate = _priced(cheapest, workload.volume, bar) if cheapest else None
+    rate_status = None if rate else (why_no_rate(models) if models else NO_MODEL)
+    flag_line = workload.flagship
+    flagship = (
+        _priced(flag_line, workload.volume, bar, _flagship_qualifies(workload, flag_line))
+        if flag_line
+        else None
+    )
+    flagship_status = None
+    if flagship is None:
+        if not models:
+            flagship_status = NO_MODEL
+        elif not flagships:
+            flagship_status = NO_FLAGSHIP
+        else:
+            flag_cells = [c for c in models if c.model in flagships]
+            # Evaluated with no pass at all is not "not evaluated".
+            flagship_status = why_no_rate(flag_cells)
+            if flagship_status == NONE_QUALIFIES:
+                flagship_status = NO_SUCCESS
+    return CardLine(
+        workload=workload.workload,
+        title=workload.title,
+        job=workload.unit,
+        volume=f"{workload.volume:,}",
+        rate=rate,
+        rate_status=rate_status,
+        flagship=flagship,
+        flagship_status=flagship_status,
+        premium=premium_text(workload.frontier_premium),
+    )
+
+
+def _reference_pass(cell: CellResult) -> str:
+    if _withdrawn(cell):
+        return WITHDRAWN
+    if cell.pending_judge:
+        return f"{AWAITING_JUDGE} — not counted"
+    if cell.pass_rate is None:
+        return "not graded"
+    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f}"
+
+
+def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
+    found = []
+    for cell in workload.cells:
+        if not cell.is_reference:
+            continue
+        ref = workload.reference
+        priced = ref is not None and (ref.model, ref.mode) == (cell.model, cell.mode)
+        if cell.void:
+            status: str | None = VOID
+        elif priced:
+            status = None
+        elif _withdrawn(cell):
+            status = WITHDRAWN
+        elif cell.pending_judge:
+            status = AWAITING_JUDGE
+        elif cell.cpo_usd is None:
+            status = NO_SUCCESS
+        else:
+            status = None
+        money = None
+        if priced and ref is not None:
+            money = reading(ref.cpo_usd * workload.volume, "jobs")
+        elif status is None and cell.cpo_usd is not None:
+            money = reading(cell.cpo_usd * workload.volume, "jobs")
+        found.append(
+            ReferenceLine(
+                workload=workload.workload,
+                job=workload.unit,
+                pass_rate=_reference_pass(cell),
+                rate=money,
+                status=status,
+                basis=cell.cost_basis,
+            )
+        )
+    return found
+
+
+def rate_card(
+    results: EditionResults, manifest: EditionManifest, *, provisional: bool = False
+) -> RateCard:
+    """The card of one edition, from its figures as shown (withdrawn figures already gone)."""
+    flagships = {
+        m.id for m in manifest.models if m.flagship and m.provider != ProviderFamily.baseline
+    }
+    n = max((c.n for w in results.workloads for c in w.cells), default=15) or 15
+    date = results.date.isoformat()
+    return RateCard(
+        brand=results.brand,
+        edition=results.edition,
+        date=date,
+        methodology=results.methodology_version,
+        reference_only=results.reference_only,
+        provisional=provisional,
+        quality_bar=results.quality_bar,
+        bar_items=math.ceil(round(results.quality_bar * n, 9)),
+        n=n,
+        lines=[card_line(w, flagships, results.quality_bar) for w in results.workloads],
+        references=[r for w in results.workloads for r in reference_lines(w)],
+        footer=footer_text(results.brand, results.methodology_version, results.edition, date),
+        judge_configured=manifest.judge is not None,
+    )

@@ -1,0 +1,107 @@
+"""The data page's file list: grouped per cell, collapsible, short hashes.
+
+An edition has hundreds of downloads; one table row per file with a full sha256 wrapped over
+eight lines made the page ~43,000 px tall. Files are grouped (edition files, then one group
+per cell with its run and grade logs, then datasets and schemas), each group a `<details>`
+block; a hash shows its first 12 hex digits and copies in full on click (SHA256SUMS has all).
+Paths come from edition folder names, so every one is escaped and checked as URL segments.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from html import escape
+
+from markupsafe import Markup
+
+from ledgerrate.publish.downloads import Download
+from ledgerrate.publish.safe import segment
+
+SHORT = 12
+
+
+@dataclass(frozen=True)
+class Group:
+    key: tuple[int, str]
+    title: str
+    files: list[Download]
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def size_text(size: int) -> str:
+    if size < 1000:
+        return f"{size} B"
+    for unit in ("kB", "MB", "GB"):
+        size_f = size / 1000
+        if size_f < 1000 or unit == "GB":
+            return f"{size_f:.1f} {unit}"
+        size = int(size_f)
+    return f"{size} B"
+
+
+def _group_of(path: str) -> tuple[tuple[int, str], str]:
+    parts = path.split("/")
+    if parts[0] in ("runs", "grades") and len(parts) == 4:
+        workload, model, mode = parts[1], parts[2], parts[3].split(".")[0]
+        return (1, f"{workload}/{model}/{mode}"), f"{workload} · {model} · {mode}"
+    if parts[0] == "datasets" and len(parts) >= 3:
+        return (2, parts[1]), f"dataset files · {parts[1]}"
+    if parts[0] == "schemas":
+        return (3, "schemas"), "JSON Schemas of every file"
+    if parts[0] == "spotchecks":
+        return (0, "spotchecks"), "spot-check sheets"
+    return (0, "edition"), "edition files, results and rate card"
+
+
+def group_files(files: list[Download]) -> list[Group]:
+    found: dict[tuple[int, str], list[Download]] = defaultdict(list)
+    titles: dict[tuple[int, str], str] = {}
+    for f in files:
+        key, title = _group_of(f.path)
+        found[key].append(f)
+        titles[key] = title
+    return [
+        Group(key, titles[key], sorted(found[key], key=lambda f: f.path)) for key in sorted(found)
+    ]
+
+
+def _href(path: str) -> str | None:
+    try:
+        return "/".join(segment(p) for p in path.split("/"))
+    except ValueError:
+        return None
+
+
+def hash_html(sha256: str) -> str:
+    full = escape(sha256, quote=True)
+    return (
+        f'<code class="lr-hash" title="sha256 {full} (click to copy)" data-copy="{full}">'
+        f"{escape(sha256[:SHORT])}…</code>"
+    )
+
+
+def _row(f: Download) -> str:
+    href = _href(f.path)
+    name = escape(f.path)
+    link = f'<a href="{escape(href, quote=True)}">{name}</a>' if href else name
+    return f"<tr><td>{link}</td><td>{size_text(f.size)}</td><td>{hash_html(f.sha256)}</td></tr>"
+
+
+def files_html(files: list[Download]) -> Markup:
+    """Raw HTML blocks (no blank line inside, so markdown leaves them alone)."""
+    blocks = []
+    for group in group_files(files):
+        opened = " open" if group.key == (0, "edition") else ""
+        count = f"{len(group.files)} file{'s' if len(group.files) != 1 else ''}"
+        rows = "".join(_row(f) for f in group.files)
+        blocks.append(
+            f'<details class="lr-files"{opened}><summary>{escape(group.title)} — {count}, '
+            f"{size_text(group.size)}</summary>"
+            "<table><thead><tr><th>File</th><th>Size</th><th>sha256</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></details>"
+        )
+    return Markup("\n\n".join(blocks))

@@ -1,0 +1,116 @@
+"""How an amount of US dollars reads: one rule for the site, the PDF, the CLI and run progress.
+
+At most four significant digits (cents kept from $0.01 up to $1,000, because money is read to
+the cent), never a run of zeros: a per-unit amount under a cent (a rate, a CPO) is shown per a
+thousand, million, billion or trillion units, so a reference baseline's CPO of $0.00000001228
+reads "$12.28 per billion outcomes"; a total under a cent reads "under $0.01".
+The exact stored value is always one call away (`exact`), and the site puts it on hover.
+Formatting only: nothing here changes a figure, and the published files keep every digit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+
+CENT = Decimal("0.01")
+THOUSAND = Decimal(1000)
+_SCALES = (
+    (Decimal(10) ** 3, "thousand"),
+    (Decimal(10) ** 6, "million"),
+    (Decimal(10) ** 9, "billion"),
+    (Decimal(10) ** 12, "trillion"),
+    (Decimal(10) ** 15, "quadrillion"),
+)
+Amount = Decimal | float | int | str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An amount as a person reads it."""
+
+    text: str  # "$12.28 per billion outcomes", "$0.42", "$1,235"
+    exact: str  # every stored digit: "$0.00000001228"
+    scale: Decimal  # 1, or the power of 1,000 the shown figure is per
+    scale_word: str  # "" or "thousand", "million", …
+
+
+def as_decimal(value: Amount) -> Decimal:
+    # Floats (bootstrap bounds) go through repr so 0.1 stays 0.1, not its binary expansion.
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(repr(value) if isinstance(value, float) else str(value))
+
+
+def exact(value: Amount) -> str:
+    """Every digit of the amount, in plain notation (no exponent, no trailing zeros)."""
+    amount = as_decimal(value)
+    if amount == 0:
+        return "$0"
+    text = format(amount.normalize(), "f")
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, _, frac = digits.partition(".")
+    return f"{sign}${int(whole):,}" + (f".{frac}" if frac else "")
+
+
+def _plain(amount: Decimal, *, cents: bool = True) -> str:
+    """A non-negative amount of at least a cent (or a rescaled one), or zero: four significant
+    digits; cents kept below $1,000 when `cents`, whole dollars above."""
+    if amount == 0:
+        return "$0"
+    if amount >= THOUSAND:
+        return f"${amount.quantize(Decimal(1), rounding=ROUND_HALF_EVEN):,}"
+    places = max(2 if cents else 0, 3 - amount.adjusted())
+    rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if rounded >= THOUSAND:
+        return _plain(rounded, cents=cents)
+    whole, _, frac = f"{rounded:f}".partition(".")
+    frac = frac.rstrip("0").ljust(2, "0") if cents else frac.rstrip("0")
+    return f"${int(whole):,}" + (f".{frac}" if frac else "")
+
+
+def scale_for(value: Amount) -> tuple[Decimal, str]:
+    """The power of 1,000 that lifts a sub-cent amount to at least $1 (1 for a cent or more)."""
+    amount = abs(as_decimal(value))
+    if amount == 0 or amount >= CENT:
+        return Decimal(1), ""
+    for factor, word in _SCALES:
+        if amount * factor >= 1:
+            return factor, word
+    return _SCALES[-1]
+
+
+def reading(value: Amount, unit: str = "", *, scale: tuple[Decimal, str] | None = None) -> Reading:
+    """The amount as read. A per-unit figure (a rate, a CPO) names its `unit` ("jobs",
+    "outcomes") and reads per thousand/million/… units below a cent; a total without a unit
+    reads "under $0.01" there. `scale` forces the scale of another figure (the bounds of an
+    interval are read in the scale of its point)."""
+    amount = as_decimal(value)
+    if scale is None and not unit and 0 < abs(amount) < CENT:
+        # A total (spend, a grading bill) is not per anything: it is said to be under a cent.
+        return Reading(("-" if amount < 0 else "") + "under $0.01", exact(amount), Decimal(1), "")
+    factor, word = scale or scale_for(amount)
+    sign = "-" if amount < 0 else ""
+    # A rescaled figure is a reading aid, not a sum of money: no cents padding there.
+    shown = sign + _plain(abs(amount) * factor, cents=factor == 1)
+    if word:
+        shown += f" per {word}" + (f" {unit}" if unit else "")
+    return Reading(shown, exact(amount), factor, word)
+
+
+def usd(value: Amount | None, unit: str = "") -> str:
+    """The one money formatter: `—` for an undefined amount."""
+    return "—" if value is None else reading(value, unit).text
+
+
+def usd_interval(value: Amount, lo: Amount | None, hi: Amount | None, unit: str = "") -> str:
+    """A point with its interval, every figure in the point's scale:
+    "$12.28 [$9.50, $15.10] per billion outcomes"."""
+    point = reading(value, unit)
+    if lo is None or hi is None:
+        return point.text
+    bare = (point.scale, "")  # the scale word is said once, after the bracket
+    bounds = [reading(b, scale=bare).text for b in (lo, hi)]
+    head = reading(value, scale=bare).text
+    tail = point.text[len(head) :]
+    return f"{head} [{bounds[0]}, {bounds[1]}]{tail}"
