@@ -23,6 +23,7 @@ from rich.console import Console
 
 from ledgerrate.edition import Edition
 from ledgerrate.errors import UsageProblem
+from ledgerrate.keys import key_problem, redact
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -64,18 +65,16 @@ def cell_applies(workload: Workload, spec: ModelSpec, mode: Mode) -> bool:
 
 
 def api_keys(models: Sequence[ModelSpec]) -> dict[str, str]:
+    """Each model's key from its environment variable; a loopback server may have none."""
     keys, problems = {}, []
     for spec in models:
         if spec.provider == ProviderFamily.baseline:
             continue
-        assert spec.api_key_env is not None
-        value = os.environ.get(spec.api_key_env, "")
-        if not value.strip():
-            problems.append(
-                f"model {spec.id!r}: environment variable {spec.api_key_env} is not set "
-                "(it must hold the API key)"
-            )
-        keys[spec.id] = value
+        value = os.environ.get(spec.api_key_env, "") if spec.api_key_env else ""
+        problem = key_problem(spec.id, spec.api_key_env, value, spec.base_url)
+        if problem:
+            problems.append(problem)
+        keys[spec.id] = value.strip()
     if problems:
         raise UsageProblem(*problems)
     return keys
@@ -177,7 +176,7 @@ class Runner:
                 asyncio.run(self.run([c for c in cells if c.plan.todo], progress, transport))
             except* StopRun as group:
                 message = str(group.exceptions[0])
-                raise UsageProblem(rawlog.redact(message, list(self.keys.values()))) from None
+                raise UsageProblem(redact(message, self.secrets)) from None
 
     async def run(
         self, cells: list[Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
@@ -192,6 +191,10 @@ class Runner:
         # A pool no larger than the requests in flight: httpcore scans every pooled connection
         # on each request, so idle extras cost CPU for nothing.
         pool = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency)
+        if transport is None:
+            from httpx_aiohttp import AiohttpTransport
+
+            transport = AiohttpTransport(limits=pool)
         async with httpx.AsyncClient(transport=transport, limits=pool) as client:
             factory = self.factory
             if factory is None:

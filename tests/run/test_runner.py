@@ -256,7 +256,9 @@ def test_unregistered_and_drifted_editions_are_refused(edition_factory, lookup) 
 def test_missing_price_and_key_refused_before_any_call(
     edition_factory, lookup, monkeypatch
 ) -> None:
-    root = registered(edition_factory, lookup, models=[model("m1")])
+    # A remote endpoint: a loopback server may run without a key.
+    remote = model("m1", base_url="https://api.example.test/v1")
+    root = registered(edition_factory, lookup, models=[remote])
     pricing = root / "pricing.yaml"
     original = pricing.read_text()
     pricing.write_text(original.replace("  m1:", "  other:"))
