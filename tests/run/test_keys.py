@@ -1,4 +1,4 @@
-"""Keys in a run: a dummy key corrupts nothing; loopback needs none, a remote endpoint a real one."""
+"""Keys in a run: a dummy key corrupts nothing; loopback needs none, a remote server a real one."""
 
 from __future__ import annotations
 
