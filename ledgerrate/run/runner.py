@@ -12,7 +12,7 @@ import datetime as dt
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -23,6 +23,7 @@ from rich.console import Console
 
 from ledgerrate.edition import Edition
 from ledgerrate.errors import UsageProblem
+from ledgerrate.io import to_json
 from ledgerrate.keys import key_problem, redact
 from ledgerrate.providers.base import (
     Completion,
@@ -33,10 +34,12 @@ from ledgerrate.providers.base import (
     RateLimited,
 )
 from ledgerrate.providers.baseline import baseline_record
-from ledgerrate.run import agent, rawlog
+from ledgerrate.run import agent, bodies, rawlog, unfinished
+from ledgerrate.run.durable import GroupCommit
 from ledgerrate.run.limits import Limits, RetryPolicy
 from ledgerrate.run.progress import CellProgress, CellSummary
 from ledgerrate.schema import (
+    AttemptStart,
     Cost,
     Mode,
     ModelSpec,
@@ -48,6 +51,8 @@ from ledgerrate.schema import (
 from ledgerrate.workloads.base import Dataset, Item, Workload
 
 RecordKind = Literal["registered", "reproduction"]
+BeforeSend = Callable[[CompletionRequest], Awaitable[None]]
+Limited = Callable[[CompletionRequest, BeforeSend], Awaitable[Completion]]
 
 
 def baseline_mode(workload: Workload) -> Mode:
@@ -96,6 +101,9 @@ class Cell:
     plan: rawlog.SittingPlan
     summary: CellSummary
     kind: RecordKind = "registered"
+    # New logs keep long request strings once in the edition's bodies/; a log that already holds
+    # whole requests (the bundled editions) keeps that form, so no log mixes the two.
+    compact: bool = True
 
     @property
     def key(self) -> str:
@@ -125,7 +133,8 @@ def make_cell(
         spend_usd=spent,
         already_complete=plan.complete_already,
     )
-    return Cell(workload, spec, mode, dataset, dataset_hash, path, plan, summary, kind)
+    compact = not any(r.request is not None for r in records)
+    return Cell(workload, spec, mode, dataset, dataset_hash, path, plan, summary, kind, compact)
 
 
 class StopRun(Exception):
@@ -155,7 +164,7 @@ class Runner:
         self.concurrency = max(1, concurrency)
         self.allow_outside_window = allow_outside_window
         self.rng = random.Random()
-        self.completes: dict[str, agent.Complete] = {}
+        self.completes: dict[str, Limited] = {}
         self.bodies: dict[str, agent.BodyFn | None] = {}
 
     def execute(
@@ -173,10 +182,22 @@ class Runner:
                     s = cell.summary
                     progress.add(cell.key, cell.key, s.items, s.finished, s.spend_usd)
             try:
-                asyncio.run(self.run([c for c in cells if c.plan.todo], progress, transport))
-            except* StopRun as group:
-                message = str(group.exceptions[0])
-                raise UsageProblem(redact(message, self.secrets)) from None
+                self._run_loop(cells, progress, transport)
+            except KeyboardInterrupt:
+                raise UsageProblem(
+                    "interrupted: finished records are kept; resume with `ledgerrate run "
+                    f"{self.edition.paths.root}` (requests in flight are accounted as estimated "
+                    "infrastructure spend)"
+                ) from None
+
+    def _run_loop(
+        self, cells: list[Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
+    ) -> None:
+        try:
+            asyncio.run(self.run([c for c in cells if c.plan.todo], progress, transport))
+        except* StopRun as group:
+            message = str(group.exceptions[0])
+            raise UsageProblem(redact(message, self.secrets)) from None
 
     async def run(
         self, cells: list[Cell], progress: CellProgress, transport: httpx.AsyncBaseTransport | None
@@ -195,6 +216,17 @@ class Runner:
             from httpx_aiohttp import AiohttpTransport
 
             transport = AiohttpTransport(limits=pool)
+        self.writer = GroupCommit()
+        self.store = bodies.BodyStore(self.edition.paths.root)
+        try:
+            await self._run(cells, transport, pool)
+        finally:
+            # Records handed over before a Ctrl-C are still written (and fsynced).
+            self.writer.close()
+
+    async def _run(
+        self, cells: list[Cell], transport: httpx.AsyncBaseTransport | None, pool: httpx.Limits
+    ) -> None:
         async with httpx.AsyncClient(transport=transport, limits=pool) as client:
             factory = self.factory
             if factory is None:
@@ -212,12 +244,14 @@ class Runner:
                     for item_id, attempt in cell.plan.todo.items():
                         group.create_task(self.item(cell, cell.dataset.item(item_id), attempt))
 
-    def _limited(self, spec: ModelSpec, provider: Provider) -> agent.Complete:
+    def _limited(self, spec: ModelSpec, provider: Provider) -> Limited:
         """provider.complete under the global and the endpoint's adaptive cap."""
         limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
 
-        async def complete(request: CompletionRequest) -> Completion:
+        async def complete(request: CompletionRequest, before_send: BeforeSend) -> Completion:
             async with self.limits.request(limit) as epoch:
+                # Journaled once a slot is held, so a start means the request really left.
+                await before_send(request)
                 try:
                     result = await provider.complete(request)
                 except InfraError as exc:
@@ -240,11 +274,8 @@ class Runner:
                     f"({attempt.config_error}); check base_url, api_model and the key in "
                     f"${cell.spec.api_key_env}. The run stopped; finished records are kept."
                 )
-            # fsync per record (~5 ms) is slow next to an HTTP round trip: a worker thread keeps
-            # it off the event loop. Appends to one cell from several threads are safe (one
-            # O_APPEND write per record) and their fsyncs overlap, so a busy cell is not capped
-            # at one record per fsync.
-            await asyncio.to_thread(rawlog.append_record, cell.path, record)
+            # Acknowledged once fsynced; records ending together share one write and fsync.
+            await self.writer.append(cell.path, (to_json(record) + "\n").encode("utf-8"))
             cell.summary.attempts += 1
             cell.summary.spend_usd += record.cost.total_usd
             if record.status != RunStatus.infra_excluded:
@@ -292,7 +323,8 @@ class Runner:
                 prompt_hash=prompt.hash,
             )
             return record, None
-        complete = self.completes[cell.spec.id]
+        ids = self._ids(cell, item, number)
+        complete = self._journaled(cell, ids)
         pricing = self.edition.pricing
         if cell.mode == Mode.single_shot:
             body = self.bodies[cell.spec.id]
@@ -307,8 +339,11 @@ class Runner:
                 body=self.bodies[cell.spec.id],
             )
         usage_basis, cost_basis = rawlog.call_bases(result.calls)
+        request, stored = result.request, None
+        if cell.compact:
+            request, stored = None, self.store.store(result.request)
         record = RunRecord(
-            **self._ids(cell, item, number),
+            **ids,
             started_at=started,
             finished_at=self.clock(),
             latency_s=time.perf_counter() - clock,
@@ -317,7 +352,8 @@ class Runner:
             outside_window=outside,
             dataset_hash=cell.dataset_hash,
             prompt_hash=prompt.hash,
-            request=result.request,
+            request=request,
+            request_stored=stored,
             calls=result.calls,
             steps=result.steps,
             answer=result.answer,
@@ -328,6 +364,34 @@ class Runner:
             cost_basis=cost_basis,
         )
         return rawlog.seal(record, self.secrets), result
+
+    def _journaled(self, cell: Cell, ids: dict[str, Any]) -> agent.Complete:
+        """This attempt's `complete`: each request's start fsynced to the journal as it leaves."""
+        limited = self.completes[cell.spec.id]
+        journal = unfinished.started_path(cell.path)
+        calls = 0
+
+        async def before_send(request: CompletionRequest) -> None:
+            nonlocal calls
+            start = AttemptStart(
+                run_id=ids["run_id"],
+                sitting=ids["sitting"],
+                item_id=ids["item_id"],
+                attempt=ids["attempt"],
+                call=calls,
+                # The wall clock, as for each call's start (`self.clock` times attempts and the
+                # window).
+                started_at=dt.datetime.now(dt.UTC),
+                input_chars=agent.prompt_chars(request),
+                max_output_tokens=cell.spec.max_output_tokens,
+            )
+            calls += 1
+            await self.writer.append(journal, (to_json(start) + "\n").encode("utf-8"))
+
+        async def complete(request: CompletionRequest) -> Completion:
+            return await limited(request, before_send)
+
+        return complete
 
     def _ids(self, cell: Cell, item: Item, number: int) -> dict[str, Any]:
         edition = self.edition.manifest.id
