@@ -66,7 +66,8 @@ class OpenAIChat(HttpAdapter):
             self._client,
             family=FAMILY,
             url=self.url,
-            headers={"Authorization": f"Bearer {self._key}"},
+            # A self-hosted server on loopback may run without a key: then no header at all.
+            headers={"Authorization": f"Bearer {self._key}"} if self._key else {},
             body=self.request_body(request),
             timeout_s=self.spec.timeout_s,
             secret=self._key,

@@ -4,8 +4,11 @@ The three families differ in shapes, not in how a failure is judged, so the judg
 here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unparseable bodies →
 `InfraError`; any other non-2xx → `ConfigError` (a wrong key, model name or request is ours to
 fix, so the run stops instead of counting it against the model). Every string that leaves an
-adapter passes through `redact`, and httpx exceptions are never chained (their `request` holds
-the key in a header), so a key cannot leak through a message, `raw`, or a traceback.
+error that leaves an adapter (its text, the error body, a transport message quoting a URL) passes
+through `keys.redact`, and httpx exceptions are never chained (their `request` holds the key in a
+header), so a key cannot leak through a message, `raw`, or a traceback. A successful reply is
+the model's output and is kept byte for byte: it cannot hold the key, which is sent only in a
+header.
 """
 
 from __future__ import annotations
@@ -21,13 +24,13 @@ from typing import Any, TypeVar
 
 import httpx
 
+from ledgerrate.keys import redact
 from ledgerrate.providers.base import Completion, InfraError, ModelError, ProviderError, RateLimited
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
 # proxy's 2 MB error page is not worth storing whole.
 MAX_RAW_TEXT = 20_000
-REDACTED = "[REDACTED]"
 
 T = TypeVar("T")
 
@@ -47,19 +50,6 @@ class ErrorDetail:
     retry_after: float | None = None
     # A 429 that no amount of waiting fixes (billing quota or spend cap reached).
     quota_exhausted: bool = False
-
-
-def redact(value: Any, secret: str) -> Any:
-    """`value` with every occurrence of `secret` replaced, at any depth (keys included)."""
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, REDACTED) if secret in value else value
-    if isinstance(value, dict):
-        return {redact(k, secret): redact(v, secret) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v, secret) for v in value]
-    return value
 
 
 def parse_retry_after(headers: Mapping[str, str], now: dt.datetime | None = None) -> float | None:
@@ -220,7 +210,7 @@ async def post_json(
     secret: str,
     describe_error: Callable[[Any], ErrorDetail],
 ) -> tuple[int, dict[str, Any]]:
-    """POST `body`; return (status, redacted JSON object) on 2xx, else raise a classified error.
+    """POST `body`; return (status, JSON object) on 2xx, else raise a classified error.
 
     Errors are raised outside the `except` blocks on purpose, so no httpx exception (whose
     request carries the key) is attached as `__context__`.
@@ -237,17 +227,20 @@ async def post_json(
         # Its message quotes the offending header, so it is left out entirely.
         failure = ConfigError(f"{family}: request rejected by the HTTP client (check the API key)")
     except httpx.UnsupportedProtocol as exc:
-        failure = ConfigError(f"{family}: base_url is not http(s): {redact(str(exc), secret)}")
+        failure = ConfigError(f"{family}: base_url is not http(s): {redact(str(exc), [secret])}")
     except httpx.TransportError as exc:
         failure = InfraError(
-            f"{family}: connection failed ({type(exc).__name__}: {clip(redact(str(exc), secret))})"
+            f"{family}: connection failed "
+            f"({type(exc).__name__}: {clip(redact(str(exc), [secret]))})"
         )
     if failure is not None:
         raise failure
     assert response is not None
 
     status = response.status_code
-    text = redact(response.text, secret)
+    ok = 200 <= status < 300
+    # Only an error reply can quote the key back (a refused key, an echoing proxy).
+    text = response.text if ok else redact(response.text, [secret])
     try:
         parsed: Any = json.loads(text)
     except ValueError:
@@ -256,7 +249,7 @@ async def post_json(
     else:
         raw = parsed
 
-    if not 200 <= status < 300:
+    if not ok:
         detail = _describe(describe_error, parsed, text)
         raise classify(family, status, detail, response.headers, raw)
     if not isinstance(parsed, dict):

@@ -22,6 +22,7 @@ from ledgerrate.hashing import canonical_json, seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem, atomic_write_bytes
 from ledgerrate.publish import corrected
 from ledgerrate.publish.load import Edition
+from ledgerrate.run.bodies import whole_log_bytes
 from ledgerrate.schema import EditionResults
 from ledgerrate.schema_export import schema_documents
 
@@ -162,7 +163,10 @@ def write_downloads(edition: Edition, dest: Path) -> DataSection:
     for kind in ("runs", "grades"):
         for log in sorted((root / kind).glob("*/*/*.jsonl")):
             rel = log.relative_to(root).with_suffix(".jsonl.gz")
-            atomic_write_bytes(dest / rel, gzip_bytes(log.read_bytes()))
+            # Run logs go out whole (request strings restored from bodies/), so a download
+            # stands alone; a log already whole is passed through byte for byte.
+            data = whole_log_bytes(log, root) if kind == "runs" else log.read_bytes()
+            atomic_write_bytes(dest / rel, gzip_bytes(data))
     for sheet in sorted((root / "spotchecks").glob("*.csv")):
         atomic_write_bytes(dest / sheet.relative_to(root), sheet.read_bytes())
     # The published file itself (what `verify` re-derives), not the figures as shown, from

@@ -115,7 +115,7 @@ def _message_json(message: Message) -> dict[str, Any]:
     return data
 
 
-def _prompt_chars(request: CompletionRequest) -> int:
+def prompt_chars(request: CompletionRequest) -> int:
     chars = len(request.system)
     for message in request.messages:
         chars += len(message.content)
@@ -175,7 +175,7 @@ async def _call(
         raise _Stop from None
     latency = time.perf_counter() - clock
     if completion.usage is None:
-        usage = estimate_usage(_prompt_chars(request), _output_chars(completion))
+        usage = estimate_usage(prompt_chars(request), _output_chars(completion))
         basis = UsageBasis.estimated
     else:
         usage, basis = completion.usage, UsageBasis.provider_reported

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ledgerrate.hashing import canonical_json
-from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail, to_json
+from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
+from ledgerrate.keys import holds, redact
 from ledgerrate.schema import CallRecord, CostBasis, RunRecord, RunStatus, UsageBasis
 
 FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})
@@ -101,29 +102,6 @@ def plan_sitting(
     )
 
 
-REDACTED = "[redacted]"
-
-
-def redact(value: Any, secrets: Sequence[str]) -> Any:
-    """`value` with every occurrence of each secret replaced, however deeply it is nested.
-
-    Adapters keep keys out of bodies and errors already; this is the second lock, because a key
-    echoed back in a provider's error text or a URL would otherwise be published with the logs.
-    """
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret and secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {redact(k, secrets): redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v, secrets) for v in value]
-    return value
-
-
 def call_bases(calls: Sequence[CallRecord]) -> tuple[UsageBasis, CostBasis]:
     """A record is `measured` only when every call's usage was reported by the provider."""
     kinds = {c.usage_basis for c in calls}
@@ -138,10 +116,31 @@ def call_bases(calls: Sequence[CallRecord]) -> tuple[UsageBasis, CostBasis]:
 
 
 def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
-    """The record as it may be written: secrets removed, re-validated against the schema."""
+    """The record as it may be written: keys removed from what can quote one back.
+
+    Adapters redact their errors already; this is the second lock, over the same places only:
+    the failure text, each call's error text and the bodies of calls that failed (an error reply
+    or a transport message can echo a key or a URL). Answers, successful replies and field
+    names are the model's and the schema's, never rewritten.
+    """
     if not secrets:
         return record
-    text = to_json(record)
-    if not any(secret and secret in text for secret in secrets):
-        return record  # the common case: nothing to remove, no second validation
-    return RunRecord.model_validate(redact(record.model_dump(mode="json"), secrets))
+    changes: dict[str, Any] = {}
+    if record.failure and holds(record.failure, secrets):
+        changes["failure"] = redact(record.failure, secrets)
+    calls = [_seal_call(c, secrets) for c in record.calls]
+    if any(new is not old for new, old in zip(calls, record.calls, strict=True)):
+        changes["calls"] = calls
+    return record.model_copy(update=changes) if changes else record
+
+
+def _seal_call(call: CallRecord, secrets: Sequence[str]) -> CallRecord:
+    failed = call.error is not None or call.http_status is None or call.http_status >= 300
+    changes: dict[str, Any] = {}
+    if call.error and holds(call.error, secrets):
+        changes["error"] = redact(call.error, secrets)
+    if failed and call.response is not None:
+        response = redact(call.response, secrets)
+        if response != call.response:
+            changes["response"] = response
+    return call.model_copy(update=changes) if changes else call

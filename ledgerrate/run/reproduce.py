@@ -30,7 +30,7 @@ from ledgerrate.edition import (
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.providers.base import ProviderFactory
-from ledgerrate.run import rawlog
+from ledgerrate.run import rawlog, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.progress import CellSummary, usd
 from ledgerrate.run.runner import (
@@ -152,13 +152,23 @@ def reproduce_cell(
     dataset = dataset_for(paths.root, wid, lookup=lookup)
     chosen = _chosen_items(dataset, items)
     log = paths.reproductions(wid, mid, mode.value)
-    earlier = rawlog.read_cell(log)
+    dataset_hash = registration.workloads[wid].dataset_hash
+    earlier = unfinished.account_unfinished(
+        edition,
+        workload,
+        spec,
+        mode,
+        dataset,
+        dataset_hash,
+        log,
+        rawlog.read_cell(log),
+        kind="reproduction",
+    )
     # Every call is a sitting of its own: a reproduction is never resumed into an earlier one.
     sitting = max((r.sitting for r in earlier), default=0) + 1
     plan = rawlog.SittingPlan(
         sitting=sitting, todo={i: 1 for i in chosen}, earlier_sittings=sitting - 1
     )
-    dataset_hash = registration.workloads[wid].dataset_hash
     target: Cell = make_cell(
         workload, spec, mode, dataset, dataset_hash, log, earlier, plan, kind="reproduction"
     )

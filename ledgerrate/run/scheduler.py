@@ -29,7 +29,7 @@ from ledgerrate.edition import (
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.providers.base import ProviderFactory
-from ledgerrate.run import rawlog
+from ledgerrate.run import rawlog, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.progress import RunSummary
 from ledgerrate.run.runner import (
@@ -100,7 +100,16 @@ def _plan_cells(
                 if not cell_applies(workload, spec, mode):
                     continue
                 path = edition.paths.runs(wid, mid, mode.value)
-                records = rawlog.read_cell(path)
+                records = unfinished.account_unfinished(
+                    edition,
+                    workload,
+                    spec,
+                    mode,
+                    dataset,
+                    dataset_hash,
+                    path,
+                    rawlog.read_cell(path),
+                )
                 plan = rawlog.plan_sitting(
                     records, [i.id for i in dataset.items], new_sitting=options.new_sitting
                 )

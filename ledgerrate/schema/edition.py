@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from ledgerrate.keys import is_loopback
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
     HashSchemeField,
@@ -75,7 +76,10 @@ class ModelSpec(Strict):
     @model_validator(mode="after")
     def _api_fields(self) -> ModelSpec:
         if self.provider != ProviderFamily.baseline:
-            missing = [k for k in ("api_model", "base_url", "api_key_env") if not getattr(self, k)]
+            needed = ["api_model", "base_url", "api_key_env"]
+            if self.provider == ProviderFamily.openai and is_loopback(self.base_url):
+                needed.remove("api_key_env")  # a self-hosted server on this machine needs no key
+            missing = [k for k in needed if not getattr(self, k)]
             if missing:
                 raise ValueError(f"provider {self.provider} needs {', '.join(missing)}")
         return self

@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
@@ -111,8 +111,28 @@ class AgentStep(Strict):
     """Tool calls made at this step and what they returned."""
 
 
+class StoredRequest(Strict):
+    """A request body whose long strings are kept once per edition, in `bodies/<sha256>.txt`.
+
+    The item's prompt is the same for every model that ran it, and was ~95% of every record.
+    `body` is the body sent with each moved string set to null; `moved` says where each went.
+    `ledgerrate.run.bodies.restore` puts them back; the result is the exact body that was sent.
+    """
+
+    body: dict[str, Any] = Field(description="The body sent, each moved string set to null.")
+    moved: dict[str, Sha256] = Field(
+        description="JSON pointer (RFC 6901) in `body` → sha256 of the UTF-8 string stored at "
+        "`bodies/<sha256>.txt` in the edition folder."
+    )
+
+
 class RunRecord(Strict):
-    """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`."""
+    """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`.
+
+    The request is held in one of two forms: whole in `request` (the form of the bundled
+    editions and of every downloaded log), or as `request_stored` (logs written since), whose
+    long strings live once in the edition's `bodies/` folder.
+    """
 
     schema_version: Literal[1] = SCHEMA_VERSION
     run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$")
@@ -139,7 +159,12 @@ class RunRecord(Strict):
     simulated: bool = Field(default=False, description="Never true for a published result.")
     dataset_hash: Sha256
     prompt_hash: Sha256 = Field(description="sha256 of the rendered prompt sent for this item.")
-    request: dict[str, Any] = Field(description="First request body sent, secrets removed.")
+    request: dict[str, Any] | None = Field(
+        default=None, description="First request body sent, whole (null when `request_stored`)."
+    )
+    request_stored: StoredRequest | None = Field(
+        default=None, description="First request body sent, its long strings kept in `bodies/`."
+    )
     calls: list[CallRecord] = Field(default_factory=list)
     """Every provider call of the attempt, raw responses included."""
     steps: list[AgentStep] = Field(default_factory=list)
@@ -157,6 +182,33 @@ class RunRecord(Strict):
     cpu_seconds: float | None = Field(
         default=None, description="Process CPU time (reference baselines)."
     )
+
+    @model_validator(mode="after")
+    def _one_request_form(self) -> RunRecord:
+        if (self.request is None) == (self.request_stored is None):
+            raise ValueError("a run record holds exactly one of `request` and `request_stored`")
+        return self
+
+
+class AttemptStart(Strict):
+    """A line of `runs/<workload>/<model>/<mode>.started`: one request about to leave.
+
+    Written and fsynced before the request is sent, so a provider can never bill a request the
+    edition does not know of: on resume, a start with no record is accounted as an
+    infrastructure exclusion whose spend is estimated (the request's size and the output cap).
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    run_id: str = Field(pattern=r"^r-[0-9a-f]{16,64}$", description="The attempt's run id.")
+    sitting: int = Field(ge=1, description="Sitting of the attempt.")
+    item_id: Slug
+    """Item of the attempt."""
+    attempt: int = Field(ge=1, description="Attempt number.")
+    call: int = Field(ge=0, description="Call number within the attempt (agent step).")
+    started_at: dt.datetime
+    """When the request was handed to the HTTP client (UTC)."""
+    input_chars: int = Field(ge=0, description="Characters of prompt, messages and tool calls.")
+    max_output_tokens: int = Field(ge=1, description="The model's output cap for the call.")
 
 
 # --------------------------------------------------------------------------- grade record

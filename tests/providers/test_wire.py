@@ -1,4 +1,4 @@
-"""Shared wire helpers: Retry-After, redaction, argument parsing, error classification."""
+"""Shared wire helpers: Retry-After, argument parsing, error classification."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from ledgerrate.providers.base import InfraError, RateLimited
 from ledgerrate.providers.wire import (
-    REDACTED,
     ConfigError,
     ErrorDetail,
     MalformedToolCall,
@@ -17,7 +16,6 @@ from ledgerrate.providers.wire import (
     parse_arguments,
     parse_duration,
     parse_retry_after,
-    redact,
 )
 
 NOW = dt.datetime(2026, 7, 1, 12, 0, 0, tzinfo=dt.UTC)
@@ -45,17 +43,6 @@ def test_parse_retry_after(headers: dict[str, str], seconds: float | None) -> No
 )
 def test_parse_duration(text: object, seconds: float | None) -> None:
     assert parse_duration(text) == seconds
-
-
-def test_redact_reaches_every_string_and_key() -> None:
-    secret = "sk-SENTINEL"
-    value = {"a": [f"x{secret}y", {secret: 1}], "n": 3, "b": None}
-    assert redact(value, secret) == {
-        "a": [f"x{REDACTED}y", {REDACTED: 1}],
-        "n": 3,
-        "b": None,
-    }
-    assert redact(value, "") is value
 
 
 @pytest.mark.parametrize(

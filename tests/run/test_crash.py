@@ -14,6 +14,7 @@ from test_runner import run
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
+from ledgerrate.run import bodies, unfinished
 from ledgerrate.run.scheduler import RunOptions
 from ledgerrate.schema import RunRecord
 
@@ -60,8 +61,72 @@ def test_kill_9_mid_run_then_resume_loses_no_finished_record(edition_factory, lo
         intact = data[: data.rfind(b"\n") + 1]
         assert after[path].startswith(intact)  # nothing written before the kill was rewritten
     recs = [r for path in after for r in read_jsonl(path, RunRecord)]
-    cells = Counter((r.model, r.mode) for r in recs)
+    finished = [r for r in recs if r.status != "infra_excluded"]
+    cells = Counter((r.model, r.mode) for r in finished)
     assert cells == {(m, mode): 15 for m in ("m1", "m2") for mode in ("single-shot", "agentic")}
     assert {r.sitting for r in recs} == {1}
-    assert len({r.run_id for r in recs}) == 60
+    assert len({r.run_id for r in finished}) == 60
     assert {r.run_id for r in finished_before} <= {r.run_id for r in recs}
+
+
+def _crashrun(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(HERE / "crashrun.py"), str(root)],
+        env={**os.environ, "PYTHONPATH": str(HERE.parent.parent), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _assert_every_answer_accounted(root: Path) -> list[RunRecord]:
+    """Each request the provider answered (its bill) has a call in some record of its item."""
+    answered = Counter(
+        tuple(line.split("\t", 2))
+        for line in (root.parent / "answered.log").read_text().splitlines()
+    )
+    recs = [r for path in _lines(root) for r in read_jsonl(path, RunRecord)]
+    recorded: Counter[tuple[str, ...]] = Counter()
+    for r in recs:
+        request = bodies.whole(r, root).request
+        assert request is not None
+        recorded[(r.model, str(r.mode), request["messages"][0]["content"])] += len(r.calls)
+    unaccounted = {k: n - recorded[k] for k, n in answered.items() if n > recorded[k]}
+    assert not unaccounted, f"answered but never recorded: {unaccounted}"
+    finished = Counter((r.model, str(r.mode)) for r in recs if r.status != "infra_excluded")
+    assert finished == {(m, mode): 15 for m in ("m1", "m2") for mode in ("single-shot", "agentic")}
+    return recs
+
+
+def test_kill_9_right_after_an_answer_leaves_no_paid_request_unaccounted(
+    edition_factory, lookup
+) -> None:
+    root = edition_factory(models=[model("m1"), model("m2", "anthropic")], n=15)
+    register_edition(root, lookup=lookup)
+    killed = _crashrun(root, CRASH_AFTER="12")
+    assert killed.returncode == -signal.SIGKILL
+    resumed = _crashrun(root)
+    assert resumed.returncode == 0, resumed.stderr
+    recs = _assert_every_answer_accounted(root)
+    estimated = [r for r in recs if r.failure == unfinished.FAILURE]
+    assert estimated, "the request answered at the kill must be accounted"
+    for r in estimated:
+        assert r.status == "infra_excluded" and r.cost_basis == "estimate"
+        assert r.usage_basis == "estimated" and r.cost.total_usd > 0
+        assert all(c.usage.output_tokens == 4096 for c in r.calls)  # the model's output cap
+
+
+def test_ctrl_c_ends_with_one_line_saying_how_to_resume(edition_factory, lookup) -> None:
+    root = edition_factory(models=[model("m1")], n=15)
+    register_edition(root, lookup=lookup)
+    interrupted = _crashrun(root, CRASH_AFTER="7", CRASH_SIGNAL="INT")
+    assert interrupted.returncode == 2
+    lines = interrupted.stderr.strip().splitlines()
+    assert len(lines) == 1 and "resume with `ledgerrate run" in lines[0], interrupted.stderr
+    assert str(root) in lines[0]
+    resumed = _crashrun(root)
+    assert resumed.returncode == 0, resumed.stderr
+    answered = (root.parent / "answered.log").read_text().splitlines()
+    assert len(answered) >= 7
+    recs = [r for path in _lines(root) for r in read_jsonl(path, RunRecord)]
+    assert sum(len(r.calls) for r in recs) >= len(answered)

@@ -12,6 +12,7 @@ from runkit import SENTINEL_KEY, model, price
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
+from ledgerrate.run import bodies
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import RunRecord, Usage
@@ -87,7 +88,8 @@ def test_two_workloads_two_families_both_modes(edition_factory, lookup) -> None:
                 assert r.attempt == 2 and r.status == "completed" and r.answer == "fake reply"
                 assert r.usage == ANTHROPIC_USAGE and r.cost.model_usd == AN_CALL
                 assert r.cost_basis == "measured"
-        assert r.request and "messages" in r.request
+        request = bodies.whole(r, root).request
+        assert request and "messages" in request
     total = sum((r.cost.model_usd for r in recs), Decimal(0))
     assert total == 2 * 3 * (OA_CALL + 2 * OA_CALL) + 2 * 2 * 3 * AN_CALL
     # every request carried the key in its header, and nothing written or printed holds it

@@ -105,6 +105,7 @@ def test_reproduction_is_written_apart_and_changes_no_result(finished: Path) -> 
         "reproductions/toy.add.v1",
         "reproductions/toy.add.v1/m1",
         "reproductions/toy.add.v1/m1/single-shot.jsonl",
+        "reproductions/toy.add.v1/m1/single-shot.started",  # each request's start, fsynced
     ]
     repro = read_jsonl(log, RunRecord)
     registered = read_jsonl(paths.runs("toy.add.v1", "m1", "single-shot"), RunRecord)

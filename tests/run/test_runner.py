@@ -23,6 +23,7 @@ from ledgerrate.providers.base import (
     ModelError,
     ProviderError,
 )
+from ledgerrate.run import bodies, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, RunRecord, Usage
@@ -47,7 +48,9 @@ def run(root: Path, lookup: Any, script: Any, **kw: Any) -> tuple[Any, list[tupl
 
 
 def records(root: Path, wid: str, mid: str, mode: str) -> list[RunRecord]:
-    return read_jsonl(root / "runs" / wid / mid / f"{mode}.jsonl", RunRecord)
+    """A cell's records with their requests whole (new logs keep long strings in bodies/)."""
+    log = root / "runs" / wid / mid / f"{mode}.jsonl"
+    return [bodies.whole(r, root) for r in read_jsonl(log, RunRecord)]
 
 
 def registered(edition_factory: Any, lookup: Any, **kw: Any) -> Path:
@@ -256,7 +259,9 @@ def test_unregistered_and_drifted_editions_are_refused(edition_factory, lookup) 
 def test_missing_price_and_key_refused_before_any_call(
     edition_factory, lookup, monkeypatch
 ) -> None:
-    root = registered(edition_factory, lookup, models=[model("m1")])
+    # A remote endpoint: a loopback server may run without a key.
+    remote = model("m1", base_url="https://api.example.test/v1")
+    root = registered(edition_factory, lookup, models=[remote])
     pricing = root / "pricing.yaml"
     original = pricing.read_text()
     pricing.write_text(original.replace("  m1:", "  other:"))
@@ -295,7 +300,11 @@ def test_resume_after_torn_line_and_sittings(edition_factory, lookup) -> None:
         summary, log = run(root, lookup, stub.sum_script, options=opts)
     assert len(log) == 2
     recs = records(root, "toy.add.v1", "m1", "single-shot")
-    assert len(recs) == 4 and {r.sitting for r in recs} == {1}
+    # The journal shows both lost attempts' requests left: each is accounted as estimated infra
+    # spend, then the item runs again.
+    lost = [r for r in recs if r.failure == unfinished.FAILURE]
+    assert len(lost) == 2 and all(r.status == "infra_excluded" for r in lost)
+    assert len(recs) == 6 and {r.sitting for r in recs} == {1}
     assert [json.loads(line) for line in lines[:2]] == [
         json.loads(line) for line in path.read_bytes().splitlines()[:2]
     ]
@@ -307,8 +316,8 @@ def test_resume_after_torn_line_and_sittings(edition_factory, lookup) -> None:
         root, lookup, stub.sum_script, options=RunOptions(modes=["single-shot"], new_sitting=True)
     )
     recs = records(root, "toy.add.v1", "m1", "single-shot")
-    assert Counter(r.sitting for r in recs) == {1: 4, 2: 4}
-    assert len({r.run_id for r in recs}) == 8
+    assert Counter(r.sitting for r in recs) == {1: 6, 2: 4}
+    assert len({r.run_id for r in recs}) == 10
 
 
 def test_sentinel_key_never_written_or_printed(edition_factory, lookup, capsys) -> None:

@@ -1,0 +1,102 @@
+"""API keys: when one is required, how short it may be, and removing it from text that can hold it.
+
+A key travels only in a request header, so it can come back only where a server or a transport
+quotes what it was sent: error texts, error bodies and URLs. Those are redacted, and nothing
+else is. Rewriting every occurrence of a key everywhere corrupts data as soon as a key is short:
+with the dummy key `x` (local servers take any key), the field `"text"` became
+`"te[redacted]t"` and a model's answer lost its letters. So an occurrence counts only as a whole
+token (never inside a longer run of key characters), field names and model output are never
+touched, and a key too short to be a real credential is refused for remote endpoints.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from collections.abc import Sequence
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+MARKER = "[redacted]"
+
+# The shortest key a hosted provider issues today is Gemini's 39 characters; 20 leaves room for
+# gateways with shorter keys while refusing dummies (`x`, `EMPTY`, `test`) that would make any
+# text match.
+MIN_KEY_LENGTH = 20
+
+# Characters that make up keys (base64url, hex, `sk-…` prefixes): a match must not sit inside a
+# longer run of them, so a key is only ever replaced where it stands as a token of its own.
+_KEY_CHAR = r"A-Za-z0-9_\-"
+
+T = TypeVar("T")
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether `base_url` points at this machine (a self-hosted server: a key protects nothing)."""
+    if not base_url:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def key_problem(model_id: str, env: str | None, value: str, base_url: str | None) -> str | None:
+    """Why this key cannot be used, in one line, or None when it can.
+
+    A loopback endpoint may run with no key, or any key; a remote one needs a real key.
+    """
+    if is_loopback(base_url):
+        return None
+    if not value.strip():
+        return (
+            f"model {model_id!r}: environment variable {env} is not set (it must hold the API key)"
+        )
+    if len(value) < MIN_KEY_LENGTH:
+        return (
+            f"model {model_id!r}: the key in ${env} is {len(value)} characters, shorter than any "
+            f"real API key (minimum {MIN_KEY_LENGTH}); set the real key, or point base_url at a "
+            "loopback server, which needs none"
+        )
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(s) for s in sorted(secrets, key=len, reverse=True))
+    return re.compile(f"(?<![{_KEY_CHAR}])(?:{alternatives})(?![{_KEY_CHAR}])")
+
+
+def redact(value: T, secrets: Sequence[str]) -> T:
+    """`value` (a string, or JSON data) with each secret that stands as a token replaced.
+
+    Apply it only to what can quote a key back: error texts, error bodies, URLs, headers. In
+    JSON data only string values change, never keys (field names are ours, not the server's).
+    """
+    live = tuple(s for s in secrets if s)
+    if not live:
+        return value
+    pattern = _pattern(live)
+    return _redact(value, pattern, live)  # type: ignore[return-value]
+
+
+def _redact(value: object, pattern: re.Pattern[str], secrets: tuple[str, ...]) -> object:
+    if isinstance(value, str):
+        if not any(s in value for s in secrets):
+            return value
+        return pattern.sub(MARKER, value)
+    if isinstance(value, dict):
+        return {k: _redact(v, pattern, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v, pattern, secrets) for v in value]
+    return value
+
+
+def holds(text: str, secrets: Sequence[str]) -> bool:
+    """Whether any secret stands as a token in `text` (what `redact` would replace)."""
+    live = tuple(s for s in secrets if s)
+    return bool(live) and any(s in text for s in live) and bool(_pattern(live).search(text))
