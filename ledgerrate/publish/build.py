@@ -17,7 +17,7 @@ from pathlib import Path
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import load_model
 from ledgerrate.publish import load
-from ledgerrate.publish.published import publication_problems, record_after_build
+from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.render import CONFIG, render_into
 from ledgerrate.schema import EditionManifest
 
@@ -89,6 +89,10 @@ def build_site(editions: Path, out: Path) -> Path:
     problems = [line for path, r in results.items() for line in publication_problems(path, r)]
     if problems:
         raise UsageProblem(*problems)
+    # 0b. seal first publications (results.json, published.json, the index line) before any
+    #     page or bundle is made, so the bundle the data page links is final from this build;
+    #     an edition whose window is still open is shown as provisional and not yet published
+    seal_publications(results, dt.datetime.now(dt.UTC).replace(microsecond=0))
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
     try:
         # 1. load editions, render pages and downloads (figures from step 0)
@@ -100,10 +104,4 @@ def build_site(editions: Path, out: Path) -> Path:
         _swap(staging / "site", out / "site", staging / "old-site")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    # 4. record first publications (results.json, published.json) now that the site exists;
-    #    an edition whose window is still open is shown as provisional and not yet published
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    for path, figures in results.items():
-        if (path / "published.json").exists() or load.window_closed(_manifest(path), now):
-            record_after_build(path, figures, now)
     return out / "site"

@@ -20,6 +20,7 @@ from ledgerrate.publish.downloads import DataSection, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import load_editions
 from ledgerrate.publish.pages import make_env, render_pages
+from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.site import build_site_model
 from ledgerrate.schema import EditionResults
@@ -77,6 +78,7 @@ def render_into(
     updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
     atomic_write_bytes(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     # 5. the pages themselves
     render_pages(make_env(templates), site, sections, docs)
 

@@ -21,7 +21,12 @@ from ledgerrate.schema.edition import (
     SeedFile,
 )
 from ledgerrate.schema.publication import *  # noqa: F403
-from ledgerrate.schema.publication import EditionResults, ErrataFile, PublishedEdition
+from ledgerrate.schema.publication import (
+    EditionResults,
+    ErrataFile,
+    PublicationEntry,
+    PublishedEdition,
+)
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 
@@ -35,6 +40,7 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "grade-record": GradeRecord,
     "errata.yaml": ErrataFile,
     "published.json": PublishedEdition,
+    "publications.jsonl": PublicationEntry,
     "spotcheck-sample": SpotcheckSample,
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
