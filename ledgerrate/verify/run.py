@@ -13,6 +13,7 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.verify.bundle import STATEMENT, SUMS, open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
+from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
@@ -97,12 +98,18 @@ def verify_edition(
             found=problem.split(": ", 1)[-1],
         )
 
-    # 3. Seeds → datasets → prompts → grades.
+    # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
+    published = in_bundle or paths.published.exists() or (paths.root / "results.json").exists()
+    check_run_logs(
+        paths, edition.manifest, edition.registration, lookup, report, published=published
+    )
+
+    # 4. Seeds → datasets → prompts → grades.
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report)
     check_grades(paths, edition.manifest, runs, datasets, lookup, report)
 
-    # 4. Money: usage × frozen prices, then every published figure.
+    # 5. Money: usage × frozen prices, then every published figure.
     check_costs(paths, edition.pricing, report)
     try:
         check_figures(paths, recompute, report)
