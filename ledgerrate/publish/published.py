@@ -10,14 +10,18 @@ bytes are untouched; what the growth changes in the figures is caught by `result
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ledgerrate import seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_file
-from ledgerrate.io import FileProblem, load_model, write_json
+from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_json
 from ledgerrate.layout import EditionPaths
+from ledgerrate.publish import load
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
 from ledgerrate.verify.integrity import edition_files, errata_files, published_digest
 
@@ -183,15 +187,47 @@ def record_after_build(root: Path, results: EditionResults, now: dt.datetime) ->
     seal_index(root, now)
 
 
-def seal_publications(results: dict[Path, EditionResults], now: dt.datetime) -> None:
-    """What `build` writes before it renders anything: the sealed files of every edition due
-    for publication (its window closed) or already published, and their index lines. Written
-    first so that the evidence bundle the data page links is complete and final from the first
-    build that publishes the edition."""
-    for path, figures in results.items():
-        manifest = load_model(EditionManifest, Path(path) / "edition.yaml")
-        if (Path(path) / "published.json").exists() or now >= manifest.window.closes:
-            record_after_build(Path(path), figures, now)
+@contextmanager
+def seal_publications(results: dict[Path, EditionResults], now: dt.datetime) -> Iterator[None]:
+    """Around the rest of `build`: first write the sealed files of every edition due for
+    publication (its window closed) or already published, and their index lines, so the
+    evidence bundle the data page links is complete and final from the first build that
+    publishes the edition. If the build then fails, restore what was there before: a failed
+    build publishes nothing."""
+    saved: dict[Path, bytes | None] = {}
+    index_sizes: dict[Path, int | None] = {}
+    due = [
+        Path(path)
+        for path in results
+        if (Path(path) / "published.json").exists()
+        or load.window_closed(load_model(EditionManifest, Path(path) / "edition.yaml"), now)
+    ]
+    for path in due:
+        for name in ("results.json", "published.json"):
+            target = path / name
+            saved[target] = target.read_bytes() if target.is_file() else None
+        index = index_path(path)
+        index_sizes[index] = index.stat().st_size if index.is_file() else None
+    try:
+        for path in due:
+            record_after_build(path, results[path], now)
+        yield
+    except BaseException:
+        _restore(saved, index_sizes)
+        raise
+
+
+def _restore(saved: dict[Path, bytes | None], index_sizes: dict[Path, int | None]) -> None:
+    for target, data in saved.items():
+        if data is None:
+            target.unlink(missing_ok=True)
+        elif not target.is_file() or target.read_bytes() != data:
+            atomic_write_bytes(target, data)
+    for index, size in index_sizes.items():
+        if size is None:
+            index.unlink(missing_ok=True)
+        elif index.is_file() and index.stat().st_size != size:
+            os.truncate(index, size)  # the index only grew: cut this build's lines
 
 
 def ensure_published(root: Path, results: EditionResults, now: dt.datetime | None = None) -> None:
