@@ -75,8 +75,16 @@ def generate(
     n: Annotated[int, typer.Option(help="Items (the standard says 15).")] = 15,
 ) -> None:
     """Write a workload's dataset and its card, for inspection."""
+    from ledgerrate import workloads
     from ledgerrate.generate.write import write_dataset
 
+    try:
+        workloads.get(workload_id)
+    except KeyError:
+        known = ", ".join(sorted(workloads.registry()))
+        raise UsageProblem(
+            f"WORKLOAD_ID {workload_id!r}: no such workload version; use one of: {known}"
+        ) from None
     card = write_dataset(workload_id, seed=seed, n=n, out=out)
     typer.echo(f"{card.workload}: {card.n_items} items, dataset_hash {card.dataset_hash}")
 
@@ -123,7 +131,7 @@ def run(
     """Run every cell of an edition (resumable: finished runs are skipped)."""
     from ledgerrate.run.scheduler import RunOptions, run_edition
 
-    run_edition(
+    summary = run_edition(
         edition,
         RunOptions(
             workloads=workloads,
@@ -134,6 +142,15 @@ def run(
             new_sitting=new_sitting,
         ),
     )
+    if summary.missing:
+        # Retries are spent and items still have no counted attempt: the cell is incomplete,
+        # which a script driving `run` must be able to see without parsing the summary.
+        err.print(
+            f"[red]error:[/red] {edition}: {summary.missing} item(s) still missing after "
+            "retries; run the same command again to retry them",
+            markup=True,
+        )
+        sys.exit(1)
 
 
 @app.command()
@@ -235,6 +252,18 @@ def build(
     ] = None,
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
+    from ledgerrate.publish.build import edition_dirs
+
+    if not editions.is_dir():
+        raise UsageProblem(
+            f"--editions {editions}: no such folder; pass the folder that holds the edition "
+            "folders (each with an edition.yaml), e.g. --editions editions"
+        )
+    if not edition_dirs(editions):
+        raise UsageProblem(
+            f"--editions {editions}: no edition folder inside (none holds an edition.yaml); "
+            "pass the folder that holds them, e.g. --editions editions"
+        )
     from ledgerrate.publish.build import build_site
 
     site = build_site(editions=editions, out=out, site_url=site_url)
@@ -245,11 +274,18 @@ def build(
 @friendly
 def verify(
     target: Annotated[Path, typer.Argument(help="An edition folder or an evidence bundle.")],
+    expect: Annotated[
+        str | None,
+        typer.Option(
+            help="A publication digest obtained elsewhere (the site, an announcement): the "
+            "edition must be that publication, or it plus errata appended since."
+        ),
+    ] = None,
 ) -> None:
     """Recompute and re-check every published figure offline; non-zero exit on any mismatch."""
     from ledgerrate.verify.run import verify_path
 
-    report = verify_path(target)
+    report = verify_path(target, expect=expect)
     for line in report.lines():
         typer.echo(line)
     if not report.ok:

@@ -23,6 +23,14 @@ from ledgerrate.hashing import canonical_json
 
 M = TypeVar("M", bound=BaseModel)
 
+# Size limits on what the toolchain reads, so a hostile file costs a bounded amount of memory and
+# time before it is refused. YAML files are written by hand (edition, prices, errata) and are a
+# few KB; JSON files are written by the toolchain (results, registration, cards); a JSONL line is
+# one run record, which holds the raw provider responses of up to 25 agent steps.
+MAX_YAML_BYTES = 1_000_000
+MAX_JSON_BYTES = 64_000_000
+MAX_JSONL_LINE_BYTES = 32_000_000
+
 
 class FileProblem(Exception):
     """A file that cannot be used as it is. `lines` holds one message per problem."""
@@ -51,12 +59,17 @@ def _hint(error: dict[str, Any]) -> str:
     return "fix the value"
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    # A found value is quoted back to help find it, never echoed whole: it may be 10 MB.
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
+
+
 def explain(path: Path | str, exc: ValidationError, prefix: str = "") -> FileProblem:
     lines = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
         given = error.get("input")
-        shown = "" if isinstance(given, (dict, list)) else f" (found {given!r})"
+        shown = "" if isinstance(given, (dict, list)) else f" (found {_clip(repr(given))})"
         lines.append(f"{path}: {prefix}{where}: {error['msg']}{shown}; {_hint(error)}")
     return FileProblem(path, lines)
 
@@ -68,13 +81,75 @@ def parse_model(model: type[M], data: Any, path: Path | str, prefix: str = "") -
         raise explain(path, exc, prefix) from None
 
 
-def read_yaml(path: Path) -> Any:
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def read_text(path: Path, limit: int) -> str:
+    """The UTF-8 text of a file no larger than `limit` bytes, or FileProblem saying why not."""
+    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if not path.is_file():
+            raise FileProblem(path, [f"{path}: not a regular file; pass the file itself"])
+        if size > limit:
+            raise FileProblem(
+                path,
+                [
+                    f"{path}: {_mb(size)} is over the {_mb(limit)} limit for this file; "
+                    "shorten it (no field needs that much text)"
+                ],
+            )
+        data = path.read_bytes()
     except FileNotFoundError:
         raise FileProblem(path, [f"{path}: file not found"]) from None
+    except OSError as exc:
+        raise FileProblem(path, [f"{path}: cannot be read ({exc.strerror}); check it"]) from None
     try:
-        return yaml.safe_load(text)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FileProblem(
+            path,
+            [
+                f"{path}: line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; "
+                "save the file as UTF-8"
+            ],
+        ) from None
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last one)."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: dict[Any, int] = {}
+    for key_node, _value in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if isinstance(key, (list, dict)):
+            continue  # unhashable keys are refused by the constructor below
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"duplicate key {key!r} (first at line {seen[key]}); the later one would "
+                "silently win: keep one",
+                key_node.start_mark,
+            )
+        seen[key] = key_node.start_mark.line + 1
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _unique_mapping,  # type: ignore[arg-type]
+)
+
+
+def read_yaml(path: Path) -> Any:
+    text = read_text(path, MAX_YAML_BYTES)
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
@@ -83,16 +158,15 @@ def read_yaml(path: Path) -> Any:
 
 
 def read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileProblem(path, [f"{path}: file not found"]) from None
+    text = read_text(path, MAX_JSON_BYTES)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FileProblem(
             path, [f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]
         ) from None
+    except RecursionError:
+        raise FileProblem(path, [f"{path}: JSON nested too deeply; flatten it"]) from None
 
 
 def load_model(model: type[M], path: Path) -> M:
@@ -115,9 +189,17 @@ def iter_jsonl(path: Path, model: type[M]) -> Iterator[M]:
         if not line.strip():
             continue
         is_last = number == len(lines)
+        if len(line) > MAX_JSONL_LINE_BYTES:
+            raise FileProblem(
+                path,
+                [
+                    f"{path}: line {number}: {_mb(len(line))} is over the "
+                    f"{_mb(MAX_JSONL_LINE_BYTES)} limit for one record; the log is corrupt"
+                ],
+            )
         try:
             data = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             if is_last and torn_tail:
                 warnings.warn(
                     f"{path}: line {number} was cut short by an interrupted write and is ignored",
@@ -126,7 +208,11 @@ def iter_jsonl(path: Path, model: type[M]) -> Iterator[M]:
                 )
                 return
             raise FileProblem(
-                path, [f"{path}: line {number}: not valid JSON ({exc.msg}); the log is corrupt"]
+                path,
+                [
+                    f"{path}: line {number}: not valid JSON "
+                    f"({getattr(exc, 'msg', None) or type(exc).__name__}); the log is corrupt"
+                ],
             ) from None
         yield parse_model(model, data, path, prefix=f"line {number}: ")
 

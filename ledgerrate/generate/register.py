@@ -107,7 +107,8 @@ def register_edition(
     try:
         found = {entry.id: lookup(entry.id) for entry in edition.manifest.workloads}
     except KeyError as exc:
-        raise UsageProblem(str(exc.args[0] if exc.args else exc)) from None
+        reason = exc.args[0] if exc.args else exc
+        raise UsageProblem(f"{paths.manifest}: workloads: {reason}; correct the id") from None
 
     seeds: dict[str, SeedEntry] = {}
     sealed: dict[str, WorkloadRegistration] = {}

@@ -40,7 +40,12 @@ def registry_meta(workload_id: str) -> WorkloadMeta:
     """Metadata from the workload registry, importing only the one module it needs."""
     module = _module_for(workload_id)
     if module is None:
-        raise UsageProblem(f"workload {workload_id!r} is not in the registry")
+        from ledgerrate.workloads import registry
+
+        raise UsageProblem(
+            f"edition.yaml: workloads: {workload_id!r} is not a registered workload version; "
+            f"use one of: {', '.join(sorted(registry()))}"
+        )
     try:
         workload = importlib.import_module(module).WORKLOAD
     except ModuleNotFoundError as exc:

@@ -15,11 +15,9 @@ import tempfile
 from pathlib import Path
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.io import load_model
 from ledgerrate.publish import load
-from ledgerrate.publish.published import publication_problems, record_after_build
+from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.render import CONFIG, render_into
-from ledgerrate.schema import EditionManifest
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
@@ -73,10 +71,6 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
     new.rename(live)
 
 
-def _manifest(path: Path) -> EditionManifest:
-    return load_model(EditionManifest, path / "edition.yaml")
-
-
 def edition_dirs(editions: Path) -> list[Path]:
     if not editions.is_dir():
         return []
@@ -95,21 +89,20 @@ def build_site(editions: Path, out: Path, site_url: str | None = None) -> Path:
     problems = [line for path, r in results.items() for line in publication_problems(path, r)]
     if problems:
         raise UsageProblem(*problems)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
-    try:
-        # 1. load editions, render pages and downloads (figures from step 0)
-        render_into(editions, staging / "docs", results_fn=lambda p: results[Path(p).resolve()])
-        # 2. mkdocs build --strict from the rendered pages
-        run_mkdocs(staging / "docs", staging / "site", site_url=site_url)
-        # 3. publish: swap the new docs and site into place
-        _swap(staging / "docs", out / "docs", staging / "old-docs")
-        _swap(staging / "site", out / "site", staging / "old-site")
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    # 4. record first publications (results.json, published.json) now that the site exists;
-    #    an edition whose window is still open is shown as provisional and not yet published
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    for path, figures in results.items():
-        if (path / "published.json").exists() or load.window_closed(_manifest(path), now):
-            record_after_build(path, figures, now)
+    # 0b. seal first publications (results.json, published.json, the index line) before any
+    #     page or bundle is made, so the bundle the data page links is final from this build;
+    #     an edition whose window is still open is shown as provisional and not yet published.
+    #     A failure in any later step restores the edition folders as they were.
+    with seal_publications(results, dt.datetime.now(dt.UTC).replace(microsecond=0)):
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+        try:
+            # 1. load editions, render pages and downloads (figures from step 0)
+            render_into(editions, staging / "docs", results_fn=lambda p: results[Path(p).resolve()])
+            # 2. mkdocs build --strict from the rendered pages
+            run_mkdocs(staging / "docs", staging / "site", site_url=site_url)
+            # 3. publish: swap the new docs and site into place
+            _swap(staging / "docs", out / "docs", staging / "old-docs")
+            _swap(staging / "site", out / "site", staging / "old-site")
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     return out / "site"

@@ -10,13 +10,19 @@ bytes are untouched; what the growth changes in the figures is caught by `result
 from __future__ import annotations
 
 import datetime as dt
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from ledgerrate import seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_file
-from ledgerrate.io import load_model, write_json
+from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_json
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import EditionResults, ErrataFile, PublishedEdition
+from ledgerrate.publish import load
+from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
 from ledgerrate.verify.integrity import edition_files, errata_files, published_digest
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
@@ -46,24 +52,103 @@ def record_publication(root: Path, results: EditionResults, now: dt.datetime) ->
         errata_seen=sorted(_errata_ids(root)),
     )
     write_json(paths.published, record)
+    seal_index(root, now)
     return record
 
 
-def _errata_ids(root: Path) -> list[str]:
+def _errata(root: Path) -> list[Erratum]:
     path = root / "errata.yaml"
     if not path.exists():
         return []
-    return [e.id for e in load_model(ErrataFile, path).entries]
+    return list(load_model(ErrataFile, path).entries)
+
+
+def _errata_ids(root: Path) -> list[str]:
+    return [e.id for e in _errata(root)]
+
+
+def index_path(root: Path) -> Path:
+    """The index of publications lives beside the edition folders, outside any one of them."""
+    return Path(root).parent / seal.INDEX_NAME
+
+
+def seal_index(root: Path, now: dt.datetime) -> seal.PublicationEntry | None:
+    """Append the edition's current publication state to the index, unless it is already the
+    latest line for it: at first publication, and once for each build that finds new errata."""
+    published = seal.published_sha(root)
+    if published is None:
+        return None
+    path = index_path(root)
+    lines = seal.read_index(path)
+    errata = _errata(root)
+    mine = seal.for_edition(lines, EditionPaths(root).id)
+    head = seal.chain(published, errata)[-1]
+    if mine and mine[-1].entry.digest == head:
+        return None
+    entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now)
+    seal.append_entry(path, entry)
+    return entry
+
+
+def sealing_problems(root: Path) -> list[str]:
+    """Why the index says this edition is not what it published: a sealed erratum removed,
+    edited or moved, or published.json gone or changed. Writes nothing."""
+    paths = EditionPaths(root)
+    path = index_path(root)
+    try:
+        lines = seal.read_index(path)
+    except FileProblem as problem:
+        return problem.lines
+    problems = [
+        f"{path}: line {number}: {text}; restore the index from version control"
+        for number, text in seal.chain_problems(lines)
+    ]
+    mine = seal.for_edition(lines, paths.id)
+    if not mine:
+        return problems
+    latest = mine[-1]
+    where = f"{path.name} line {latest.number}"
+    published = seal.published_sha(root)
+    if published is None:
+        problems.append(
+            f"edition {paths.id}: published.json is missing, but {where} records the edition as "
+            "published; restore published.json (a published edition is never re-published)"
+        )
+    elif published != latest.entry.published_json:
+        problems.append(
+            f"edition {paths.id}: published.json changed after publication ({where} sealed "
+            f"sha256 {latest.entry.published_json[:12]}…); restore it"
+        )
+    try:
+        errata = _errata(root)
+    except FileProblem as problem:
+        return [*problems, *problem.lines]
+    for erratum_id, text in seal.sealed_problems(latest.entry, errata):
+        problems.append(
+            f"edition {paths.id}: errata.yaml: erratum {erratum_id} was {text} ({where}); "
+            "restore it: a published erratum is corrected by appending a new erratum, never "
+            "by editing or removing it"
+        )
+    return problems
+
+
+def copy_index(editions: Path, docs: Path) -> None:
+    """The index goes to the site root too, so a reader can take a digest from the site."""
+    source = Path(editions) / seal.INDEX_NAME
+    if source.is_file():
+        docs.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, docs / seal.INDEX_NAME)
 
 
 def publication_problems(root: Path, results: EditionResults) -> list[str]:
     """Why this build must not publish `root` (empty when it may). Writes nothing."""
     paths = EditionPaths(root)
+    sealed = sealing_problems(root)
     if not paths.published.exists():
-        return []
+        return sealed
     published = load_model(PublishedEdition, paths.published)
     covered = errata_files(root)
-    problems = []
+    problems = list(sealed)
     for name, digest in sorted(published.files.items()):
         if name == "results.json":
             continue
@@ -99,6 +184,50 @@ def record_after_build(root: Path, results: EditionResults, now: dt.datetime) ->
     stored_path = root / "results.json"
     if not stored_path.exists() or load_model(EditionResults, stored_path) != results:
         write_json(stored_path, results)
+    seal_index(root, now)
+
+
+@contextmanager
+def seal_publications(results: dict[Path, EditionResults], now: dt.datetime) -> Iterator[None]:
+    """Around the rest of `build`: first write the sealed files of every edition due for
+    publication (its window closed) or already published, and their index lines, so the
+    evidence bundle the data page links is complete and final from the first build that
+    publishes the edition. If the build then fails, restore what was there before: a failed
+    build publishes nothing."""
+    saved: dict[Path, bytes | None] = {}
+    index_sizes: dict[Path, int | None] = {}
+    due = [
+        Path(path)
+        for path in results
+        if (Path(path) / "published.json").exists()
+        or load.window_closed(load_model(EditionManifest, Path(path) / "edition.yaml"), now)
+    ]
+    for path in due:
+        for name in ("results.json", "published.json"):
+            target = path / name
+            saved[target] = target.read_bytes() if target.is_file() else None
+        index = index_path(path)
+        index_sizes[index] = index.stat().st_size if index.is_file() else None
+    try:
+        for path in due:
+            record_after_build(path, results[path], now)
+        yield
+    except BaseException:
+        _restore(saved, index_sizes)
+        raise
+
+
+def _restore(saved: dict[Path, bytes | None], index_sizes: dict[Path, int | None]) -> None:
+    for target, data in saved.items():
+        if data is None:
+            target.unlink(missing_ok=True)
+        elif not target.is_file() or target.read_bytes() != data:
+            atomic_write_bytes(target, data)
+    for index, size in index_sizes.items():
+        if size is None:
+            index.unlink(missing_ok=True)
+        elif index.is_file() and index.stat().st_size != size:
+            os.truncate(index, size)  # the index only grew: cut this build's lines
 
 
 def ensure_published(root: Path, results: EditionResults, now: dt.datetime | None = None) -> None:

@@ -21,6 +21,7 @@ from ledgerrate.publish.downloads import DataSection, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import load_editions
 from ledgerrate.publish.pages import make_env, render_pages
+from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.seed_changelog import append_seed_changelog
 from ledgerrate.publish.site import build_site_model
@@ -85,6 +86,7 @@ def render_into(
     updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
     atomic_write_bytes(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates)
     render_pages(env, site, sections, docs)

@@ -28,6 +28,7 @@ from ledgerrate.schema.publication import (
     CorrectedResults,
     EditionResults,
     ErrataFile,
+    PublicationEntry,
     PublishedEdition,
 )
 from ledgerrate.schema.records import *  # noqa: F403
@@ -44,6 +45,7 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "grade-record": GradeRecord,
     "errata.yaml": ErrataFile,
     "published.json": PublishedEdition,
+    "publications.jsonl": PublicationEntry,
     "spotcheck-sample": SpotcheckSample,
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,

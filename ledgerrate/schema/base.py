@@ -37,10 +37,18 @@ HashSchemeField = Annotated[
 Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialised as a string).")]
 
 
-class Strict(BaseModel):
-    """Base for every on-disk model: unknown fields are an error, never silently dropped."""
+# The longest legitimate text is a model's answer or a tool's output inside a run record.
+MAX_TEXT_CHARS = 2_000_000
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+class Strict(BaseModel):
+    """Base for every on-disk model: unknown fields are an error, never silently dropped, and no
+    text field holds more than `MAX_TEXT_CHARS` (a hostile file must not cost unbounded memory
+    in every page, PDF and log that repeats it)."""
+
+    model_config = ConfigDict(
+        extra="forbid", use_attribute_docstrings=True, str_max_length=MAX_TEXT_CHARS
+    )
 
 
 class Mode(StrEnum):

@@ -96,6 +96,40 @@ class PublishedEdition(Strict):
     errata_seen: list[str] = Field(default_factory=list, description="Errata ids accounted for.")
 
 
+# --------------------------------------------------------------------------- publications.jsonl
+
+
+class SealedErratum(Strict):
+    """An erratum as it was when a build sealed it: its id and the digest of its content."""
+
+    id: str = Field(description="The erratum's permanent id.")
+    sha256: Sha256 = Field(description="sha256 of the erratum's canonical JSON.")
+
+
+class PublicationEntry(Strict):
+    """A line of `editions/publications.jsonl`, the append-only index of publications.
+
+    `build` appends one line when it first publishes an edition and one more each time it seals
+    newly appended errata. The edition's publication digest is a chain: it starts at
+    sha256 of `published.json` and each erratum, in order, extends it, so a digest a reader
+    noted at any time stays checkable after later corrections (`verify --expect`).
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    recorded_at: dt.datetime
+    """When this build sealed the state (UTC)."""
+    published_json: Sha256 = Field(description="sha256 of the edition's published.json.")
+    errata: list[SealedErratum] = Field(
+        default_factory=list, description="Every erratum sealed so far, oldest first."
+    )
+    digest: Sha256 = Field(description="Publication digest: the chain head over those errata.")
+    previous: Sha256 | None = Field(
+        description="sha256 of the index's previous line (null on the first): the index is a "
+        "chain too, so a line cannot be removed or edited without breaking every later one."
+    )
+
+
 # --------------------------------------------------------------------------- results.json
 # Written by `ledgerrate.metrics`, read by `ledgerrate.publish` and re-derived by `verify`.
 

@@ -15,7 +15,7 @@ import re
 import tarfile
 from pathlib import Path
 
-from ledgerrate import __version__
+from ledgerrate import __version__, seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import atomic_write_bytes, load_model
@@ -41,11 +41,20 @@ STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"
 
 
+def index_lines(root: Path) -> bytes:
+    """This edition's lines of the index beside it, verbatim (other editions' lines stay out,
+    so another edition's publication never changes this bundle's name)."""
+    lines = seal.for_edition(seal.read_index(root.parent / seal.INDEX_NAME), root.name)
+    return b"".join(line.raw + b"\n" for line in lines)
+
+
 def bundle_members(root: Path) -> dict[str, bytes]:
     members: dict[str, bytes] = {}
     for name in INCLUDED_TOP:
         if (root / name).is_file():
             members[name] = (root / name).read_bytes()
+    if index := index_lines(root):
+        members[seal.INDEX_NAME] = index
     for folder in INCLUDED_DIRS:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and not path.is_symlink() and not path.name.startswith("."):

@@ -13,14 +13,17 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.verify.bundle import STATEMENT, SUMS, open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
+from ledgerrate.verify.logs import check_run_logs
+from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.seed_custody import check_seed_custody
 
 
-def verify_path(target: Path, *, lookup=None, recompute=None) -> Report:
+def verify_path(target: Path, *, lookup=None, recompute=None, expect: str | None = None) -> Report:
     """Verify an edition folder or an evidence bundle; never touches the network."""
     target = Path(target)
+    options = {"lookup": lookup, "recompute": recompute, "expect": expect}
     if target.is_file():
         with tempfile.TemporaryDirectory(prefix="ledgerrate-verify-") as tmp:
             paths, envelope = open_bundle(target, Path(tmp))
@@ -34,13 +37,26 @@ def verify_path(target: Path, *, lookup=None, recompute=None) -> Report:
                     found=problem,
                 )
             _check_bundle_manifest(paths, report)
-            return verify_edition(paths, report, lookup=lookup, recompute=recompute)
+            return verify_edition(paths, report, in_bundle=True, **options)
     if not target.is_dir():
         raise UsageProblem(f"{target}: neither an edition folder nor an evidence bundle")
-    return verify_edition(EditionPaths(target), Report(), lookup=lookup, recompute=recompute)
+    if not (target / "edition.yaml").is_file():
+        raise UsageProblem(
+            f"{target}: not an edition folder (it has no edition.yaml); pass an edition folder "
+            "such as editions/2026-11, or an evidence bundle (.tar.gz)"
+        )
+    return verify_edition(EditionPaths(target), Report(), **options)
 
 
-def verify_edition(paths: EditionPaths, report: Report, *, lookup=None, recompute=None) -> Report:
+def verify_edition(
+    paths: EditionPaths,
+    report: Report,
+    *,
+    lookup=None,
+    recompute=None,
+    expect: str | None = None,
+    in_bundle: bool = False,
+) -> Report:
     if lookup is None:
         from ledgerrate.workloads import get as lookup
     if recompute is None:
@@ -60,6 +76,7 @@ def verify_edition(paths: EditionPaths, report: Report, *, lookup=None, recomput
         )
         return report
     check_published(paths.root, report)
+    check_publication(paths, edition.manifest, report, in_bundle=in_bundle, expect=expect)
 
     # 2. The registration still matches the code and inputs it sealed.
     if edition.registration is None:
@@ -82,13 +99,19 @@ def verify_edition(paths: EditionPaths, report: Report, *, lookup=None, recomput
             found=problem.split(": ", 1)[-1],
         )
 
-    # 3. Seeds → datasets → prompts → grades.
+    # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
+    published = in_bundle or paths.published.exists() or (paths.root / "results.json").exists()
+    check_run_logs(
+        paths, edition.manifest, edition.registration, lookup, report, published=published
+    )
+
+    # 4. Seeds → datasets → prompts → grades.
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report)
     check_grades(paths, edition.manifest, runs, datasets, lookup, report)
 
-    # 4. Money: usage × frozen prices, then every published figure.
+    # 5. Money: usage × frozen prices, then every published figure.
     check_costs(paths, edition.pricing, report)
     try:
         check_figures(paths, recompute, report)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate.seal import INDEX_NAME
 from ledgerrate.testing.reference_edition import build_reference_edition
 
 WORKLOADS = ("triage.ap-inbox.v1", "query.nl2sql.v1")
@@ -33,4 +34,7 @@ def published_edition(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 def edition_copy(published_edition: Path, tmp_path: Path) -> Path:
     target = tmp_path / "editions" / published_edition.name
     shutil.copytree(published_edition, target)
+    index = published_edition.parent / INDEX_NAME
+    if index.exists():  # the index of publications lives beside the edition folders
+        shutil.copyfile(index, target.parent / INDEX_NAME)
     return target

@@ -1,0 +1,139 @@
+"""Publication digests and the errata chain, computed the same way by `build` and by `verify`.
+
+An edition's publication digest starts at the sha256 of its `published.json` (which lists the
+sha256 of every file that decides a figure) and each erratum, oldest first, extends it:
+
+    d0 = sha256("ledgerrate-publication-v1\\n" + sha256(published.json))
+    dk = sha256(d(k-1) + "\\n" + sha256(canonical JSON of erratum k))
+
+so every erratum seals the state before it, and a digest a reader noted at any point (from the
+site, an announcement) stays checkable after later corrections. `build` anchors each state
+outside the edition folder, as a line of `editions/publications.jsonl`; that index is itself a
+chain (each line names the sha256 of the line before), so it too can only grow.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ledgerrate.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
+from ledgerrate.io import FileProblem, append_jsonl, parse_model, read_text
+from ledgerrate.schema import Erratum, PublicationEntry, SealedErratum
+
+INDEX_NAME = "publications.jsonl"
+DOMAIN = "ledgerrate-publication-v1"
+MAX_INDEX_BYTES = 16_000_000
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    number: int
+    raw: bytes
+    entry: PublicationEntry
+
+
+def erratum_digest(entry: Erratum) -> str:
+    return sha256_json(entry.model_dump(mode="json"))
+
+
+def chain(published_sha: str, errata: Sequence[Erratum]) -> list[str]:
+    """Publication digests d0 … dn: before any erratum, then after each one."""
+    heads = [sha256_text(f"{DOMAIN}\n{published_sha}")]
+    for entry in errata:
+        heads.append(sha256_text(f"{heads[-1]}\n{erratum_digest(entry)}"))
+    return heads
+
+
+def published_sha(edition_dir: Path) -> str | None:
+    path = Path(edition_dir) / "published.json"
+    return sha256_file(path) if path.is_file() else None
+
+
+def read_index(path: Path) -> list[IndexLine]:
+    """Every line of an index (an absent index has none); a bad line raises FileProblem."""
+    if not path.exists():
+        return []
+    text = read_text(path, MAX_INDEX_BYTES)
+    lines = []
+    for number, raw in enumerate(text.encode("utf-8").split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise FileProblem(
+                path, [f"{path}: line {number}: not valid JSON ({exc.msg}); restore the line"]
+            ) from None
+        entry = parse_model(PublicationEntry, data, path, prefix=f"line {number}: ")
+        lines.append(IndexLine(number, raw, entry))
+    return lines
+
+
+def chain_problems(lines: Sequence[IndexLine]) -> list[tuple[int, str]]:
+    """(line number, problem) where a line does not name the sha256 of the line before it."""
+    problems = []
+    previous: bytes | None = None
+    for line in lines:
+        expected = sha256_bytes(previous) if previous is not None else None
+        if line.entry.previous != expected:
+            problems.append(
+                (
+                    line.number,
+                    f"previous is {line.entry.previous}, but the line before hashes to "
+                    f"{expected}: a line was removed, edited or inserted",
+                )
+            )
+        previous = line.raw
+    return problems
+
+
+def for_edition(lines: Sequence[IndexLine], edition: str) -> list[IndexLine]:
+    return [line for line in lines if line.entry.edition == edition]
+
+
+def sealed_problems(sealed: PublicationEntry, errata: Sequence[Erratum]) -> list[tuple[str, str]]:
+    """(erratum id, problem) for every sealed erratum that is not still there, unchanged and in
+    its place: errata are append-only."""
+    where = {entry.id: index for index, entry in enumerate(errata)}
+    problems = []
+    for position, seal in enumerate(sealed.errata):
+        if seal.id not in where:
+            problems.append((seal.id, "removed after it was sealed"))
+        elif where[seal.id] != position:
+            problems.append(
+                (seal.id, f"moved from entry {position + 1} to {where[seal.id] + 1} after sealing")
+            )
+        elif erratum_digest(errata[position]) != seal.sha256:
+            problems.append(
+                (
+                    seal.id,
+                    f"edited after it was sealed (sealed sha256 {seal.sha256[:12]}…, "
+                    f"now {erratum_digest(errata[position])[:12]}…)",
+                )
+            )
+    return problems
+
+
+def entry_for(
+    edition: str,
+    published: str,
+    errata: Sequence[Erratum],
+    lines: Sequence[IndexLine],
+    now: dt.datetime,
+) -> PublicationEntry:
+    return PublicationEntry(
+        edition=edition,
+        recorded_at=now,
+        published_json=published,
+        errata=[SealedErratum(id=e.id, sha256=erratum_digest(e)) for e in errata],
+        digest=chain(published, errata)[-1],
+        previous=sha256_bytes(lines[-1].raw) if lines else None,
+    )
+
+
+def append_entry(path: Path, entry: PublicationEntry) -> None:
+    append_jsonl(path, entry)
