@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledgerrate.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
-from ledgerrate.io import FileProblem, append_jsonl, parse_model, read_text
-from ledgerrate.schema import Erratum, PublicationEntry, SealedErratum
+from ledgerrate.io import FileProblem, append_jsonl, load_model, parse_model, read_text
+from ledgerrate.schema import ErrataFile, Erratum, PublicationEntry, SealedErratum
 
 INDEX_NAME = "publications.jsonl"
 DOMAIN = "ledgerrate-publication-v1"
@@ -137,3 +137,34 @@ def entry_for(
 
 def append_entry(path: Path, entry: PublicationEntry) -> None:
     append_jsonl(path, entry)
+
+
+# --------------------------------------------------------------------------- sealed files
+
+
+def edition_files(root: Path) -> list[str]:
+    """Every regular file of the edition, as sorted POSIX paths relative to it."""
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+    )
+
+
+def published_digest(path: Path, size: int | None, name: str) -> str:
+    """The digest to compare with published.json: for append-only logs, of the published prefix
+    (later sittings and reproductions may be appended, never edited in place)."""
+    if not path.is_file():
+        return "missing"
+    if name.endswith(".jsonl") and size is not None:
+        with path.open("rb") as handle:
+            return sha256_bytes(handle.read(size))
+    return sha256_file(path)
+
+
+def errata_files(root: Path) -> set[str]:
+    path = root / "errata.yaml"
+    if not path.exists():
+        return set()
+    errata = load_model(ErrataFile, path)
+    return {name for entry in errata.entries for name in entry.files}

@@ -23,7 +23,7 @@ from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_jso
 from ledgerrate.layout import EditionPaths
 from ledgerrate.publish import load
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
-from ledgerrate.verify.integrity import edition_files, errata_files, published_digest
+from ledgerrate.seal import edition_files, errata_files, published_digest
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
 # (released at the next edition by design) or the statement that they are lost (made when the

@@ -47,7 +47,7 @@ from ledgerrate.sandbox.sql import (
     render_result,
     single_statement,
 )
-from ledgerrate.workloads.base import ToolError, ToolSpec
+from ledgerrate.tools import ToolError, ToolSpec
 
 __all__ = [
     "LIMITS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ledgerrate.hashing import sha256_bytes, sha256_file
+from ledgerrate.hashing import sha256_file
 from ledgerrate.io import FileProblem, TornLineWarning, load_model, read_jsonl
 from ledgerrate.schema import (
     DatasetCard,
@@ -20,6 +20,7 @@ from ledgerrate.schema import (
     SeedFile,
     SeedLoss,
 )
+from ledgerrate.seal import errata_files, published_digest
 from ledgerrate.verify.report import Report
 
 TOP_LEVEL = {
@@ -46,15 +47,6 @@ def run_logs(root: Path) -> list[Path]:
 def grade_logs(root: Path) -> list[Path]:
     return sorted(
         [*(root / "grades").rglob("*.jsonl"), *(root / "reproductions" / "grades").rglob("*.jsonl")]
-    )
-
-
-def edition_files(root: Path) -> list[str]:
-    """Every regular file of the edition, as sorted POSIX paths relative to it."""
-    return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
     )
 
 
@@ -148,22 +140,3 @@ def check_published(root: Path, report: Report) -> None:
             expected=digest,
             found=found,
         )
-
-
-def published_digest(path: Path, size: int | None, name: str) -> str:
-    """The digest to compare with published.json: for append-only logs, of the published prefix
-    (later sittings and reproductions may be appended, never edited in place)."""
-    if not path.is_file():
-        return "missing"
-    if name.endswith(".jsonl") and size is not None:
-        with path.open("rb") as handle:
-            return sha256_bytes(handle.read(size))
-    return sha256_file(path)
-
-
-def errata_files(root: Path) -> set[str]:
-    path = root / "errata.yaml"
-    if not path.exists():
-        return set()
-    errata = load_model(ErrataFile, path)
-    return {name for entry in errata.entries for name in entry.files}
