@@ -9,13 +9,12 @@ recorded in the judge block and never enters CPO. Each judged workload module pr
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import math
 import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from ledgerrate.cost import estimate_usage, usage_cost
@@ -50,7 +49,7 @@ class JudgeHooks:
 
 def hooks_for(workload: Workload) -> JudgeHooks:
     """The judged-part functions exported by the workload's module."""
-    module: ModuleType = importlib.import_module(workload.grade.__module__)
+    module = inspect.getmodule(workload.grade)
     material = getattr(module, "judge_material", None)
     outcome = getattr(module, "judge_outcome", None)
     if material is None or outcome is None:

@@ -6,7 +6,6 @@ Templates receive schema objects and a few helpers; every `{{ … }}` is escaped
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from pathlib import Path
@@ -16,8 +15,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ledgerrate.io import atomic_write_text
+from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
-from ledgerrate.publish import corrected, filelist, fmt, links
+from ledgerrate.publish import charts, corrected, filelist, fmt, links
 from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
@@ -52,11 +52,6 @@ def make_env(templates: Path) -> Environment:
 
 def _write(docs: Path, rel: str, text: str) -> None:
     atomic_write_text(docs / rel, text.rstrip("\n") + "\n")
-
-
-def _module(name: str) -> Any:
-    # Charts and the PDF are the lead engineer's modules; imported late so tests can stand in.
-    return importlib.import_module(f"ledgerrate.publish.{name}")
 
 
 def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
@@ -183,15 +178,14 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
 
 def _trend_section(site: Site, workload_id: str, docs: Path, rel_dir: str) -> dict[str, Any]:
     base = workload_base(workload_id)
-    trend: Any = importlib.import_module("ledgerrate.metrics.trend")
     all_results: list[EditionResults] = [e.results for e in site.editions]
     points: list[TrendPoint] = [
-        p for p in trend.trend_points(all_results) if workload_base(p.workload) == base
+        p for p in trend_points(all_results) if workload_base(p.workload) == base
     ]
     chart = None
     if points and site.latest is not None:
         # The chart breaks the line at each version bump itself (charts.trendline_svg).
-        svg = _module("charts").trendline_svg(points, base, footer(site.latest))
+        svg = charts.trendline_svg(points, base, footer(site.latest))
         chart = _svg_img(docs, rel_dir, "trend.svg", svg)
     points.sort(key=lambda p: (p.workload, p.model, str(p.mode), p.date))
     return {"points": points, "chart": chart, "versions": site.versions_of(base), "base": base}
@@ -214,7 +208,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
     runs: list[dict[str, Any]] = []
     for edition, result in site.workloads[workload_id]:
         names = {m.id: m.name for m in edition.manifest.models}
-        chart_svg = _module("charts").cost_vs_pass_svg(result, footer(edition), names)
+        chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
         chart = _svg_img(docs, rel_dir, f"cost-vs-pass-{segment(edition.id)}.svg", chart_svg)
         runs.append(
             {

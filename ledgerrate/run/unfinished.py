@@ -17,11 +17,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ledgerrate.cost import usage_cost
 from ledgerrate.edition import Edition
 from ledgerrate.io import append_jsonl
 from ledgerrate.providers.base import CompletionRequest, Message
 from ledgerrate.run import agent, bodies
-from ledgerrate.run.cost import usage_cost
 from ledgerrate.schema import (
     AttemptStart,
     CallRecord,

@@ -10,7 +10,7 @@ import pytest
 from ledgerrate.providers.base import Completion, InfraError, Message, ModelError, RateLimited
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 F = "anthropic"
 

@@ -32,7 +32,7 @@ from ledgerrate.testing import (
     FakeReply,
     FakeToolCall,
 )
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 FAMILIES = ("openai", "anthropic", "gemini")
 KEY = "fake-key-0123456789"

@@ -11,7 +11,7 @@ from ledgerrate.providers.base import Completion, InfraError, Message, ModelErro
 from ledgerrate.providers.gemini import LOCAL_ID_PREFIX
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 F = "gemini"
 

@@ -17,7 +17,7 @@ from ledgerrate.providers.base import (
 )
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.workloads.base import ToolSpec
+from ledgerrate.tools import ToolSpec
 
 F = "openai"
 

@@ -25,7 +25,7 @@ from ledgerrate.sandbox.bounded_sql import (
     statement_kind,
 )
 from ledgerrate.synth import finance_db
-from ledgerrate.workloads.base import ToolError
+from ledgerrate.tools import ToolError
 
 DEADLINE = 0.5
 # Not a performance target: the bound a deadline promises, with room for a loaded machine.

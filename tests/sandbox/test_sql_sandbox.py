@@ -21,7 +21,7 @@ from ledgerrate.sandbox.sql import (
     single_statement,
 )
 from ledgerrate.synth import finance_db
-from ledgerrate.workloads.base import ToolError
+from ledgerrate.tools import ToolError
 
 DEADLINE = 0.5
 MARGIN = 0.75
