@@ -12,13 +12,46 @@ from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 
+# Commands are listed in the order an edition goes through them, not alphabetically.
+PIPELINE = (
+    "generate",
+    "register",
+    "run",
+    "grade",
+    "spotcheck",
+    "results",
+    "build",
+    "verify",
+    "seeds",
+    "bundle",
+    "reproduce",
+    "schema",
+)
+
+
+class PipelineOrder(TyperGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        rank = {name: index for index, name in enumerate(PIPELINE)}
+        return sorted(super().list_commands(ctx), key=lambda name: rank.get(name, len(rank)))
+
+
+def split_commas(values: list[str] | None) -> list[str] | None:
+    """`--workloads a,b` and `--workloads a --workloads b` mean the same."""
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
 app = typer.Typer(
+    cls=PipelineOrder,
     help="LedgerRate: cost per successful outcome of AI models on finance-ops workloads.",
     no_args_is_help=True,
     add_completion=False,
@@ -42,11 +75,7 @@ def friendly(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except FileProblem as problem:
-            for line in problem.lines:
-                err.print(f"[red]error:[/red] {line}", markup=True)
-            sys.exit(2)
-        except UsageProblem as problem:
+        except (FileProblem, UsageProblem) as problem:
             for line in problem.lines:
                 err.print(f"[red]error:[/red] {line}", markup=True)
             sys.exit(2)
@@ -117,9 +146,18 @@ def register(
 @friendly
 def run(
     edition: EditionDir,
-    workloads: Annotated[list[str] | None, typer.Option("--workloads", help="Only these.")] = None,
-    models: Annotated[list[str] | None, typer.Option("--models", help="Only these.")] = None,
-    modes: Annotated[list[str] | None, typer.Option("--modes", help="Only these.")] = None,
+    workloads: Annotated[
+        list[str] | None,
+        typer.Option("--workloads", help="Only these (a,b or repeated).", callback=split_commas),
+    ] = None,
+    models: Annotated[
+        list[str] | None,
+        typer.Option("--models", help="Only these (a,b or repeated).", callback=split_commas),
+    ] = None,
+    modes: Annotated[
+        list[str] | None,
+        typer.Option("--modes", help="Only these (a,b or repeated).", callback=split_commas),
+    ] = None,
     concurrency: Annotated[int, typer.Option(help="Global concurrent requests.")] = 8,
     allow_outside_window: Annotated[
         bool, typer.Option(help="Run outside the 72-hour window (flagged in every record).")
@@ -158,7 +196,10 @@ def run(
 def grade(
     edition: EditionDir,
     regrade: Annotated[bool, typer.Option(help="Grade again, keeping earlier grades.")] = False,
-    workloads: Annotated[list[str] | None, typer.Option("--workloads", help="Only these.")] = None,
+    workloads: Annotated[
+        list[str] | None,
+        typer.Option("--workloads", help="Only these (a,b or repeated).", callback=split_commas),
+    ] = None,
 ) -> None:
     """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
     from ledgerrate.grade.stage import grade_edition
@@ -310,7 +351,8 @@ def reproduce(
     edition: EditionDir,
     cell: Annotated[str, typer.Option("--cell", help="The cell, as workload/model/mode.")],
     items: Annotated[
-        list[str] | None, typer.Option("--items", help="Only these item ids (default: all).")
+        list[str] | None,
+        typer.Option("--items", help="Only these item ids (default: all).", callback=split_commas),
     ] = None,
 ) -> None:
     """Run a cell again live, recorded as a reproduction (never replaces the registered one)."""

@@ -1,4 +1,4 @@
-"""What a run shows: a rich progress bar per cell with the spend so far, and the end summary."""
+"""What a run shows: an overall line, a bar per cell in progress, and the end summary."""
 
 from __future__ import annotations
 
@@ -7,28 +7,43 @@ from decimal import Decimal
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from ledgerrate.usd import usd  # the project's one money formatter; run/reproduce imports it here
 
+# A 40-model edition has over 500 cells: the display shows one overall line and only the cells
+# being worked on, so it fits a 24-line terminal whatever the edition's size.
+MAX_CELL_BARS = 6
+
 
 class CellProgress:
-    """One bar per cell; `advance` after every finished item, `spent` after every attempt."""
+    """An overall line (items done of total, spend so far, time left) and a bar for each cell
+    in progress; `advance` after every finished item, `spent` after every attempt."""
 
     def __init__(self, console: Console | None = None, *, enabled: bool = True) -> None:
         self.console = console or Console(stderr=True)
         self._progress = Progress(
             TextColumn("{task.description}"),
-            BarColumn(),
+            BarColumn(bar_width=24),
             MofNCompleteColumn(),
             TextColumn("{task.fields[spend]}"),
+            TimeRemainingColumn(compact=True),
             TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
             console=self.console,
             disable=not enabled,
         )
-        self._tasks: dict[str, int] = {}
+        self._overall = self._progress.add_task("all cells", total=0, spend=usd(0), note="")
+        self._tasks: dict[str, TaskID] = {}
         self._spend: dict[str, Decimal] = {}
+        self._total_spend = Decimal(0)
+        self._shown: set[str] = set()
 
     def __enter__(self) -> CellProgress:
         self._progress.__enter__()
@@ -45,19 +60,42 @@ class CellProgress:
     def add(self, key: str, label: str, total: int, done: int, spent: Decimal = Decimal(0)) -> None:
         """`done` and `spent`: what the sitting being resumed already holds."""
         self._spend[key] = spent
+        self._total_spend += spent
         self._tasks[key] = self._progress.add_task(
-            label, total=total, completed=done, spend=usd(spent), note=""
+            label, total=total, completed=done, spend=usd(spent), note="", visible=False
         )
+        overall = self._progress.tasks[self._overall]
+        self._progress.update(
+            self._overall,
+            total=(overall.total or 0) + total,
+            completed=overall.completed + done,
+            spend=usd(self._total_spend),
+        )
+
+    def _show(self, key: str) -> None:
+        if key not in self._shown and len(self._shown) < MAX_CELL_BARS:
+            self._shown.add(key)
+            self._progress.update(self._tasks[key], visible=True)
 
     def spent(self, key: str, amount: Decimal, note: str = "") -> None:
         self._spend[key] += amount
-        fields = {"spend": usd(self._spend[key])}
+        self._total_spend += amount
+        fields: dict[str, str] = {"spend": usd(self._spend[key])}
         if note:
             fields["note"] = note
         self._progress.update(self._tasks[key], **fields)  # type: ignore[arg-type]
+        self._progress.update(self._overall, spend=usd(self._total_spend))
+        self._show(key)
 
     def advance(self, key: str) -> None:
-        self._progress.advance(self._tasks[key])
+        task = self._tasks[key]
+        self._progress.advance(task)
+        self._progress.advance(self._overall)
+        if self._progress.tasks[task].finished:
+            self._shown.discard(key)
+            self._progress.update(task, visible=False)
+        else:
+            self._show(key)
 
 
 @dataclass
@@ -97,7 +135,23 @@ class RunSummary:
         return sum(len(c.missing) for c in self.cells)
 
     def lines(self) -> list[str]:
-        lines = [c.line() for c in self.cells]
+        """One line per cell that needs a reader's attention, then the totals: a 500-cell
+        edition's summary must still fit on a screen."""
+        noteworthy = [c for c in self.cells if c.missing or c.infra_excluded]
+        lines = [c.line() for c in noteworthy]
+        finished = sum(c.finished for c in self.cells)
+        items = sum(c.items for c in self.cells)
+        complete = sum(c.already_complete for c in self.cells)
+        spend = sum((c.spend_usd for c in self.cells), Decimal(0))
+        lines.append(
+            f"{self.edition}: {len(self.cells)} cell(s), {finished}/{items} items finished, "
+            f"{usd(spend)} spent"
+            + (
+                f"; {complete} cell(s) already complete (--new-sitting to re-run)"
+                if complete
+                else ""
+            )
+        )
         if self.missing:
             lines.append(f"{self.missing} item(s) missing: run again to retry them")
         return lines
