@@ -351,7 +351,9 @@ def test_window_closing_mid_run_stops_it(edition_factory, lookup) -> None:
     from ledgerrate.edition import load_edition
 
     closes = load_edition(root).manifest.window.closes
-    ticks = iter([closes - dt.timedelta(minutes=1)] * 3)  # the check, then two attempts
+    # The check, then two attempts (a start and a finish each, in whatever order the event loop
+    # interleaves them); every later reading of the clock is past the close.
+    ticks = iter([closes - dt.timedelta(minutes=1)] * 5)
     after = closes + dt.timedelta(seconds=1)
 
     def clock() -> dt.datetime:
