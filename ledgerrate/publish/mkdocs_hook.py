@@ -20,8 +20,13 @@ def on_config(config: Any) -> Any:
     if os.environ.get(SKIP_RENDER_ENV) != "1":
         from ledgerrate.publish.render import render_docs
 
+        # mkdocs.yml names an existing folder as docs_dir (mkdocs checks it before any hook
+        # runs, and build/ does not exist in a fresh clone); the site is built from the
+        # rendered pages instead.
         root = Path(config.config_file_path).resolve().parent
-        render_docs(root / "editions", Path(config.docs_dir))
+        docs = root / "build" / "docs"
+        render_docs(root / "editions", docs)
+        config.docs_dir = str(docs)
     if not config.nav:
         config.nav = site_nav(Path(config.docs_dir))
     return config

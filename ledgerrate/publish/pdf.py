@@ -20,7 +20,7 @@ from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
 from ledgerrate.schema import EditionManifest, EditionResults
 
-ASSETS = Path(__file__).resolve().parents[2] / "templates" / "pdf"
+ASSETS = Path(__file__).resolve().parents[1] / "site" / "templates" / "pdf"
 __all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "render_ratecard_pdf"]
 # Type sizes (pt) tried in turn until the card holds on one page; the smallest still prints
 # legibly. A card that does not fit even then is refused, never split over two pages.

@@ -27,10 +27,12 @@ from ledgerrate.publish.seed_changelog import append_seed_changelog
 from ledgerrate.publish.site import build_site_model
 from ledgerrate.schema import EditionResults
 
-REPO = Path(__file__).resolve().parents[2]
-TEMPLATES = REPO / "templates"
-SITE_SRC = REPO / "site_src"
-CONFIG = REPO / "mkdocs.yml"
+# The site's templates, hand-written pages and mkdocs configuration ship inside the package, so
+# an installed (not editable) ledgerrate builds the same site as a checkout.
+SITE = Path(__file__).resolve().parents[1] / "site"
+TEMPLATES = SITE / "templates"
+SITE_SRC = SITE / "pages"
+CONFIG = SITE / "mkdocs.yml"
 
 
 def _copy_site_src(site_src: Path, docs: Path) -> set[str]:

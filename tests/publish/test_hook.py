@@ -9,7 +9,9 @@ from types import SimpleNamespace
 import pytest
 
 from ledgerrate.publish import load as load_mod
-from ledgerrate.publish.render import REPO
+from ledgerrate.publish.render import CONFIG
+
+REPO = Path(__file__).resolve().parents[2]
 
 from .factory import write_edition
 
@@ -29,8 +31,13 @@ def test_mkdocs_yml_declares_the_hook() -> None:
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8"))
     assert config["hooks"] == ["ledgerrate/publish/mkdocs_hook.py"]
     assert (REPO / config["hooks"][0]).is_file()
-    assert config["docs_dir"] == "build/docs" and config["site_dir"] == "build/site"
-    assert "pymdownx.snippets" not in str(config.get("markdown_extensions"))
+    # docs_dir must exist in a fresh clone (mkdocs checks it before the hook runs): a committed
+    # folder; the hook builds from the rendered build/docs instead.
+    assert (REPO / config["docs_dir"]).is_dir() and config["site_dir"] == "build/site"
+    assert (REPO / config["INHERIT"]).resolve() == CONFIG
+    packaged = yaml.safe_load(CONFIG.read_text("utf-8"))
+    assert "hooks" not in packaged and "docs_dir" not in packaged
+    assert "pymdownx.snippets" not in str(packaged.get("markdown_extensions"))
 
 
 @pytest.mark.slow
