@@ -11,9 +11,9 @@ import pytest
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.render import CONFIG
 
-REPO = Path(__file__).resolve().parents[2]
-
 from .factory import write_edition
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _hook():
