@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from ledgerrate.edition import load_edition, registration_mismatches
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 from ledgerrate.layout import EditionPaths
+from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import STATEMENT, SUMS, open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
@@ -19,11 +21,26 @@ from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.seed_custody import check_seed_custody
 
+# The stages verify_edition goes through, in order (shown as progress on a terminal).
+STAGES = (
+    "files and publication",
+    "registration",
+    "run logs",
+    "seeds, datasets, prompts, grades",
+    "costs and published figures",
+)
+
 
 def verify_path(target: Path, *, lookup=None, recompute=None, expect: str | None = None) -> Report:
     """Verify an edition folder or an evidence bundle; never touches the network."""
-    target = Path(target)
-    options = {"lookup": lookup, "recompute": recompute, "expect": expect}
+    with Steps("verify", len(STAGES)) as steps:
+        return _verify_path(Path(target), lookup, recompute, expect, steps.step)
+
+
+def _verify_path(
+    target: Path, lookup, recompute, expect: str | None, on_stage: Callable[[str], None]
+) -> Report:
+    options = {"lookup": lookup, "recompute": recompute, "expect": expect, "on_stage": on_stage}
     if target.is_file():
         with tempfile.TemporaryDirectory(prefix="ledgerrate-verify-") as tmp:
             paths, envelope = open_bundle(target, Path(tmp))
@@ -56,6 +73,7 @@ def verify_edition(
     recompute=None,
     expect: str | None = None,
     in_bundle: bool = False,
+    on_stage: Callable[[str], None] = lambda _stage: None,
 ) -> Report:
     if lookup is None:
         from ledgerrate.workloads import get as lookup
@@ -63,6 +81,7 @@ def verify_edition(
         from ledgerrate.metrics.report import edition_results as recompute
 
     # 1. Every file parses; published files are as published (or corrected by an erratum).
+    on_stage("files and publication")
     check_schemas(paths.root, report)
     try:
         edition = load_edition(paths.root)
@@ -79,6 +98,7 @@ def verify_edition(
     check_publication(paths, edition.manifest, report, in_bundle=in_bundle, expect=expect)
 
     # 2. The registration still matches the code and inputs it sealed.
+    on_stage("registration")
     if edition.registration is None:
         report.fail(
             "registration",
@@ -100,18 +120,21 @@ def verify_edition(
         )
 
     # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
+    on_stage("run logs")
     published = in_bundle or paths.published.exists() or (paths.root / "results.json").exists()
     check_run_logs(
         paths, edition.manifest, edition.registration, lookup, report, published=published
     )
 
     # 4. Seeds → datasets → prompts → grades.
+    on_stage("seeds, datasets, prompts, grades")
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report)
     check_grades(paths, edition.manifest, runs, datasets, lookup, report)
 
     # 5. Money: usage × frozen prices, then every published figure.
+    on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report)
     try:
         check_figures(paths, recompute, report)
