@@ -284,9 +284,9 @@ def render_primitives(env: Environment, site: Site, docs: Path) -> None:
     listed = [{"name": p, "versions": v} for p, v in by_primitive.items()]
     index = env.get_template("primitives_index.md.j2").render({"root": "../", "primitives": listed})
     _write(docs, "primitives/index.md", index)
-    for entry in listed:
-        ctx = {"root": "../../", "primitive": entry["name"], "versions": entry["versions"]}
-        rel = f"primitives/{segment(entry['name'])}/index.md"
+    for primitive, versions in by_primitive.items():
+        ctx = {"root": "../../", "primitive": primitive, "versions": versions}
+        rel = f"primitives/{segment(primitive)}/index.md"
         _write(docs, rel, env.get_template("primitive.md.j2").render(ctx))
 
 
