@@ -92,6 +92,13 @@ def workload_result(
         flagship=indices.rate_line(flagship, names, workload.volume),
         flagship_note=indices.flagship_note(flagship, flagships),
         frontier_premium=indices.frontier_premium(flagship, cheapest),
+        flagship_premiums=indices.flagship_premiums(
+            listed,
+            {m.id: m.family for m in manifest.models if m.id in flagships},
+            cheapest,
+            names,
+            workload.volume,
+        ),
         agentic_multiplier=indices.agentic_multipliers(listed, workload.modes),
         reference=indices.rate_line(indices.reference_cell(listed), names, workload.volume),
         routing=routing_verdict(

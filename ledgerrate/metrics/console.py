@@ -109,6 +109,12 @@ def indices_lines(result: WorkloadResult) -> list[str]:
         lines.append(f"  note: {result.flagship_note}")
     premium = result.frontier_premium
     lines.append(f"frontier premium: {'—' if premium is None else f'{premium:.2f}×'}")
+    if len(result.flagship_premiums) > 1:
+        for each in result.flagship_premiums:
+            shown = "—" if each.premium is None else f"{each.premium:.2f}×"
+            lines.append(
+                f"  {each.model} ({each.vendor}): {shown}" + (f"; {each.note}" if each.note else "")
+            )
     if result.agentic_multiplier:
         shown = ", ".join(
             f"{m} {'—' if v is None else f'{v:.2f}×'}" for m, v in result.agentic_multiplier.items()

@@ -1,4 +1,4 @@
-"""Derived indices of one workload: cheapest qualifying, flagship, premium, multiplier.
+"""Derived indices of one workload: cheapest qualifying, flagships, premiums, multiplier.
 
 Void cells never enter any of them; reference baselines are shown on their own line and never
 ranked, because a deterministic solver that costs a fraction of a cent is not a model a reader
@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 
 from ledgerrate.metrics.money import rate, ratio
-from ledgerrate.schema import CellResult, Mode, RateLine
+from ledgerrate.schema import CellResult, FlagshipPremium, Mode, RateLine
 
 
 def _usable(cells: Iterable[CellResult]) -> list[CellResult]:
@@ -38,11 +38,27 @@ def cheapest_qualifying(cells: Iterable[CellResult]) -> CellResult | None:
     return ranked[0] if ranked and ranked[0].cpo_usd is not None else None
 
 
+def _flagship_rank(cell: CellResult) -> tuple[int, tuple[int, Decimal, float, str, str]]:
+    # A qualifying cell before any that does not: a flagship's rate is what it charges for
+    # doing the job to the standard, when it does.
+    return (0 if cell.qualifying else 1, _rank(cell))
+
+
+def flagship_cells(cells: Iterable[CellResult], flagships: Iterable[str]) -> list[CellResult]:
+    """Each flagship model's own cell: its lowest-CPO qualifying cell, or its lowest-CPO cell
+    when none of its modes qualifies; flagships without a usable cell are left out. Ordered
+    like the headline: qualifying before not, then by CPO."""
+    best: dict[str, CellResult] = {}
+    for cell in sorted(_usable(cells), key=_flagship_rank):
+        if cell.model in set(flagships) and not cell.is_reference:
+            best.setdefault(cell.model, cell)
+    return sorted(best.values(), key=_flagship_rank)
+
+
 def flagship_cell(cells: Iterable[CellResult], flagships: set[str]) -> CellResult | None:
-    """The lowest-CPO cell of a model marked flagship, qualifying or not."""
-    ranked = sorted(
-        (c for c in _usable(cells) if c.model in flagships and not c.is_reference), key=_rank
-    )
+    """The headline flagship (methodology, figures): of the flagships' own cells, the lowest-CPO
+    one that qualifies; when no flagship qualifies, the lowest-CPO one, labelled by its note."""
+    ranked = flagship_cells(cells, flagships)
     return ranked[0] if ranked else None
 
 
@@ -90,6 +106,47 @@ def frontier_premium(flagship: CellResult | None, cheapest: CellResult | None) -
     if flagship is None or cheapest is None:
         return None
     return ratio(flagship.cpo_usd, cheapest.cpo_usd)
+
+
+def flagship_premiums(
+    cells: Iterable[CellResult],
+    flagships: Mapping[str, str],
+    cheapest: CellResult | None,
+    name_of: Callable[[str], str],
+    volume: int,
+) -> list[FlagshipPremium]:
+    """One frontier premium per flagship (standard §2.2): each vendor's flagship CPO ÷ the
+    cheapest-qualifying CPO. `flagships` maps each flagship model to its vendor family; a
+    flagship without a usable cell is listed with no line and says why."""
+    listed = list(cells)
+    own = {cell.model: cell for cell in flagship_cells(listed, flagships)}
+    order = [*own, *sorted(set(flagships) - set(own))]
+    out = []
+    for model in order:
+        cell = own.get(model)
+        out.append(
+            FlagshipPremium(
+                model=model,
+                vendor=flagships[model],
+                line=rate_line(cell, name_of, volume),
+                qualifying=bool(cell is not None and cell.qualifying),
+                premium=frontier_premium(cell, cheapest),
+                note=_premium_note(cell, cheapest, model),
+            )
+        )
+    return out
+
+
+def _premium_note(cell: CellResult | None, cheapest: CellResult | None, model: str) -> str | None:
+    if cell is None:
+        return f"flagship {model} has no usable cell (none run yet, or every one is void)"
+    if cell.cpo_usd is None:
+        return flagship_note(cell, {model})
+    if cheapest is None:
+        return "no model qualifies: no premium"
+    if (cell.model, cell.mode) == (cheapest.model, cheapest.mode):
+        return "the flagship is itself the cheapest qualifying model"
+    return flagship_note(cell, {model})
 
 
 def agentic_multipliers(

@@ -160,7 +160,8 @@ def cost_vs_pass_svg(
                 else "no cell had a successful outcome"
             )
             ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
-        ax.set_xlabel("pass rate (95% Wilson interval), n = 15 per cell: a small sample")
+        sizes = " or ".join(str(n) for n in sorted({c.n for c in result.cells})) or "0"
+        ax.set_xlabel(f"pass rate (95% Wilson interval), n = {sizes} per cell: a small sample")
         ax.set_ylabel(
             "cost per successful outcome, USD"
             + (" (log scale)" if ax.get_yscale() == "log" else "")

@@ -20,6 +20,10 @@ def workload(workload_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or workload_id, f"{root}workloads/{segment(workload_id)}/index.md")
 
 
+def primitive(name: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or name, f"{root}primitives/{segment(name)}/index.md")
+
+
 def model(model_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or model_id, f"{root}models/{segment(model_id)}/index.md")
 

@@ -15,6 +15,7 @@ from typing import Any
 SECTIONS = (
     ("editions", "Editions"),
     ("workloads", "Workloads"),
+    ("primitives", "Primitives"),
     ("models", "Models"),
     ("methodology", "Methodology"),
     ("data", "Data"),

@@ -25,6 +25,7 @@ from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, workload_base
 from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
+from ledgerrate.workloads.base import PRIMITIVES
 
 ANSWER_LIMIT = 4000
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
@@ -298,11 +299,31 @@ def render_indexes(env: Environment, site: Site, docs: Path) -> None:
         _write(docs, f"{name}/index.md", text)
 
 
+def render_primitives(env: Environment, site: Site, docs: Path) -> None:
+    """One page per primitive of the frozen taxonomy (standard §1): its workload versions across
+    editions, the level at which results are comparable."""
+    by_primitive: dict[str, list[dict[str, Any]]] = {p: [] for p in PRIMITIVES}
+    for workload_id, appearances in site.workloads.items():
+        meta = _workload_meta(workload_id)
+        if meta is not None:
+            by_primitive[meta.primitive].append(
+                {"id": workload_id, "title": appearances[-1][1].title, "appearances": appearances}
+            )
+    listed = [{"name": p, "versions": v} for p, v in by_primitive.items()]
+    index = env.get_template("primitives_index.md.j2").render({"root": "../", "primitives": listed})
+    _write(docs, "primitives/index.md", index)
+    for primitive, versions in by_primitive.items():
+        ctx = {"root": "../../", "primitive": primitive, "versions": versions}
+        rel = f"primitives/{segment(primitive)}/index.md"
+        _write(docs, rel, env.get_template("primitive.md.j2").render(ctx))
+
+
 def render_pages(
     env: Environment, site: Site, sections: dict[str, DataSection], docs: Path
 ) -> None:
     render_home(env, site, docs)
     render_indexes(env, site, docs)
+    render_primitives(env, site, docs)
     for edition in site.editions:
         render_edition(env, site, edition, docs)
         render_data(env, edition, sections[edition.id], docs)

@@ -221,6 +221,24 @@ class RateLine(Strict):
     """Cost basis of the priced cell."""
 
 
+class FlagshipPremium(Strict):
+    """The frontier premium of one vendor's flagship on one workload (standard §2.2)."""
+
+    model: Slug
+    """The flagship model."""
+    vendor: str
+    """Its vendor family (the edition's `family`)."""
+    line: RateLine | None = None
+    """Its own priced cell: the lowest-CPO qualifying one, else its lowest-CPO one; null when
+    it has no CPO (no usable cell or no successful outcome)."""
+    qualifying: bool
+    """Whether that cell qualifies (pass rate ≥ the bar with every item graded)."""
+    premium: float | None = None
+    """Its CPO ÷ the cheapest-qualifying CPO; null when either is undefined."""
+    note: str | None = None
+    """Why there is no premium, or what qualifies it (not qualifying, itself the cheapest)."""
+
+
 class RoutingVerdict(Strict):
     verdict: Literal["pass", "fail", "inconclusive", "not_applicable"]
     """`pass`, `fail`, `inconclusive` (always with a remedy) or `not_applicable`."""
@@ -258,11 +276,17 @@ class WorkloadResult(Strict):
     """Every cell of the workload."""
     cheapest_qualifying: RateLine | None
     """Lowest-CPO qualifying model; null when none qualifies."""
-    flagship: RateLine | None = Field(description="Best-CPO flagship line (even if unqualified).")
+    flagship: RateLine | None = Field(
+        description="The headline flagship: the lowest-CPO qualifying flagship, else the "
+        "lowest-CPO flagship (then labelled by `flagship_note`)."
+    )
     flagship_note: str | None = None
     """Note when the flagship does not qualify."""
     frontier_premium: float | None
-    """Flagship CPO ÷ cheapest-qualifying CPO."""
+    """The headline: the headline flagship's CPO ÷ cheapest-qualifying CPO."""
+    flagship_premiums: list[FlagshipPremium] = Field(default_factory=list)
+    """One premium per flagship model, headline flagship first (absent in results published
+    before per-flagship premiums, which had at most an empty list to show)."""
     agentic_multiplier: dict[Slug, float | None] = Field(default_factory=dict)
     """Agentic CPO ÷ single-shot CPO per model."""
     reference: RateLine | None = Field(description="Reference baseline line, never ranked.")

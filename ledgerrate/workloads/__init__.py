@@ -17,9 +17,11 @@ MODULES: tuple[str, ...] = (
     "ledgerrate.workloads.triage_ap_inbox.v1",
     "ledgerrate.workloads.reconcile_ledger.v1",
     "ledgerrate.workloads.query_nl2sql.v1",
+    "ledgerrate.workloads.query_nl2sql.v2",
     "ledgerrate.workloads.generate_variance_commentary.v1",
     "ledgerrate.workloads.synthesize_board_brief.v1",
     "ledgerrate.workloads.execute_month_end.v1",
+    "ledgerrate.workloads.execute_month_end.v2",
 )
 
 

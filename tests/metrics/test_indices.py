@@ -42,16 +42,79 @@ def test_flagship_line_premium_and_note(build) -> None:
     cheap = cell(build, "cheap", 13, "0.001")
     big_single = cell(build, "big", 10, "0.02")
     big_agentic = cell(build, "big", 15, "0.05", mode="agentic")
+    # The flagship's rate is its cheapest cell that does the job to the standard, not a cheaper
+    # mode that fails the bar.
     flagship = indices.flagship_cell([cheap, big_single, big_agentic], {"big"})
-    assert flagship is big_single  # lowest CPO, qualifying or not
-    note = indices.flagship_note(flagship, {"big"})
+    assert flagship is big_agentic
+    assert indices.flagship_note(flagship, {"big"}) is None
+    assert indices.frontier_premium(flagship, cheap) == float(big_agentic.cpo_usd / cheap.cpo_usd)
+    # Only when no mode qualifies is the lowest-CPO cell the flagship's, labelled.
+    alone = indices.flagship_cell([cheap, big_single], {"big"})
+    assert alone is big_single
+    note = indices.flagship_note(alone, {"big"})
     assert note and "does not qualify" in note
-    premium = indices.frontier_premium(flagship, cheap)
-    assert premium == float(big_single.cpo_usd / cheap.cpo_usd)
     assert indices.flagship_note(None, set()) == "no model in this edition is marked flagship"
-    line = indices.rate_line(flagship, lambda m: m.upper(), 1000)
+    line = indices.rate_line(alone, lambda m: m.upper(), 1000)
     assert line is not None and line.model_name == "BIG"
     assert line.rate_usd == (big_single.cpo_usd * 1000).quantize(Decimal("0.01"))
+
+
+def _premiums(cells, flagships, cheapest):
+    found = indices.flagship_premiums(cells, flagships, cheapest, str.upper, 1000)
+    return {p.model: p for p in found}, [p.model for p in found]
+
+
+def test_one_premium_per_vendor_flagship(build) -> None:
+    cheap = cell(build, "cheap", 13, "0.001")
+    gpt = cell(build, "gpt-big", 15, "0.03")
+    claude = cell(build, "claude-big", 14, "0.02")
+    weak = cell(build, "gemini-big", 9, "0.01")  # cheapest flagship cell, but fails the bar
+    cells = [cheap, gpt, claude, weak]
+    vendors = {"gpt-big": "openai", "claude-big": "anthropic", "gemini-big": "google"}
+    cheapest = indices.cheapest_qualifying(cells)
+    assert cheapest is cheap
+    by_model, order = _premiums(cells, vendors, cheapest)
+    assert order == ["claude-big", "gpt-big", "gemini-big"]  # qualifying first, then by CPO
+    for model, c in (("gpt-big", gpt), ("claude-big", claude), ("gemini-big", weak)):
+        assert by_model[model].premium == float(c.cpo_usd / cheap.cpo_usd)
+        assert by_model[model].vendor == vendors[model]
+        assert by_model[model].line.cpo_usd == c.cpo_usd
+    assert by_model["gpt-big"].qualifying and by_model["gpt-big"].note is None
+    assert not by_model["gemini-big"].qualifying
+    assert "does not qualify" in by_model["gemini-big"].note
+    # The headline (methodology, figures): the lowest-CPO qualifying flagship, never the
+    # cheaper flagship that fails the bar (the old rule took the cheapest over all of them).
+    assert indices.flagship_cell(cells, set(vendors)) is claude
+
+
+def test_a_flagship_that_is_itself_the_cheapest_has_premium_one(build) -> None:
+    big = cell(build, "big", 15, "0.001")
+    other = cell(build, "other-big", 15, "0.004")
+    small = cell(build, "small", 12, "0.002")
+    cheapest = indices.cheapest_qualifying([big, other, small])
+    assert cheapest is big
+    by_model, _ = _premiums([big, other, small], {"big": "a", "other-big": "b"}, cheapest)
+    assert by_model["big"].premium == 1.0
+    assert by_model["big"].note == "the flagship is itself the cheapest qualifying model"
+    assert by_model["other-big"].premium == 4.0
+
+
+def test_flagships_without_a_usable_cell_or_a_qualifier_have_no_premium(build) -> None:
+    never = cell(build, "never", 0, "0.01")  # no successful outcome: no CPO
+    void = cell(build, "void-big", 15, "0.01", void=["simulated"])
+    weak = cell(build, "weak", 5, "0.001")
+    by_model, order = _premiums(
+        [never, void, weak], {"never": "a", "void-big": "b", "missing": "c"}, None
+    )
+    assert order == ["never", "missing", "void-big"]
+    assert by_model["never"].line is None and by_model["never"].premium is None
+    assert "no successful outcome" in by_model["never"].note
+    assert by_model["void-big"].line is None and "no usable cell" in by_model["void-big"].note
+    assert by_model["missing"].premium is None
+    good = cell(build, "good-big", 15, "0.01")
+    by_model, _ = _premiums([good, weak], {"good-big": "a"}, None)
+    assert by_model["good-big"].premium is None
+    assert by_model["good-big"].note == "no model qualifies: no premium"
 
 
 def test_agentic_multiplier(build) -> None:

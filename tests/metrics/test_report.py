@@ -45,6 +45,9 @@ def test_edition_results_has_every_derived_figure(edition, lookup) -> None:
     # Indices divide the published (quantized) CPOs, so a reader can recompute them from the page.
     assert wl.frontier_premium == float(wl.flagship.cpo_usd / wl.cheapest_qualifying.cpo_usd)
     assert wl.frontier_premium == pytest.approx(0.01 / (0.015 / 13), rel=1e-5)
+    [premium] = wl.flagship_premiums
+    assert (premium.model, premium.vendor, premium.qualifying) == ("big", "openai", True)
+    assert premium.line == wl.flagship and premium.premium == wl.frontier_premium
     assert wl.reference.model == "ref" and wl.reference.cost_basis == "compute"
     assert wl.agentic_multiplier["cheap"] == pytest.approx((0.045 / 14) / (0.015 / 13), rel=1e-5)
     assert "ref" not in wl.agentic_multiplier
@@ -133,3 +136,14 @@ def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) 
         "judge–human disagreement > 10%: full manual regrade"
     ]
     assert flags[("big", "agentic")] == ["sampled below 20%"]
+
+
+def test_results_published_before_per_flagship_premiums_still_load(repo_root) -> None:
+    # Sealed results.json files have no `flagship_premiums`; they load with an empty list, which
+    # is what an edition without a flagship recomputes, so `verify` finds them unchanged.
+    for edition in ("2026-11", "2026-11-b"):
+        path = repo_root / "editions" / edition / "results.json"
+        raw = json.loads(path.read_text())
+        assert all("flagship_premiums" not in w for w in raw["workloads"])
+        loaded = EditionResults.model_validate(raw)
+        assert all(w.flagship_premiums == [] for w in loaded.workloads)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -117,9 +117,15 @@ def _bank(text: str, box: SqlSandbox, writer: JournalWriter) -> None:
         writer.post({"memo": f"Bank: {description}", "lines": lines})
 
 
-def run_close(files: Mapping[str, str], db_path: Any, accounts: Mapping[str, str]) -> JournalWriter:
+def run_close(
+    files: Mapping[str, str],
+    db_path: Any,
+    accounts: Mapping[str, str],
+    sandbox: Callable[[Any], SqlSandbox] = SqlSandbox,
+) -> JournalWriter:
+    """Close one item; `sandbox` opens the database (v2 passes its immutable sandbox)."""
     writer = JournalWriter(accounts)
-    with SqlSandbox(db_path) as box:
+    with sandbox(db_path) as box:
         _accruals(files, box, writer)
         _payroll(files["payroll_summary.txt"], writer)
         _prepaid(files["prepaid_schedule.txt"], writer)
