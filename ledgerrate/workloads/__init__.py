@@ -6,32 +6,37 @@ module (`v2.py`) and a new line here (standard §7).
 
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from ledgerrate.workloads.base import Workload
+from ledgerrate.workloads.execute_month_end import v1 as execute_month_end_v1
+from ledgerrate.workloads.execute_month_end import v2 as execute_month_end_v2
+from ledgerrate.workloads.extract_invoice import v1 as extract_invoice_v1
+from ledgerrate.workloads.extract_invoice import v2 as extract_invoice_v2
+from ledgerrate.workloads.generate_variance_commentary import v1 as generate_variance_commentary_v1
+from ledgerrate.workloads.query_nl2sql import v1 as query_nl2sql_v1
+from ledgerrate.workloads.query_nl2sql import v2 as query_nl2sql_v2
+from ledgerrate.workloads.reconcile_ledger import v1 as reconcile_ledger_v1
+from ledgerrate.workloads.synthesize_board_brief import v1 as synthesize_board_brief_v1
+from ledgerrate.workloads.triage_ap_inbox import v1 as triage_ap_inbox_v1
 
-MODULES: tuple[str, ...] = (
-    "ledgerrate.workloads.extract_invoice.v1",
-    "ledgerrate.workloads.extract_invoice.v2",
-    "ledgerrate.workloads.triage_ap_inbox.v1",
-    "ledgerrate.workloads.reconcile_ledger.v1",
-    "ledgerrate.workloads.query_nl2sql.v1",
-    "ledgerrate.workloads.query_nl2sql.v2",
-    "ledgerrate.workloads.generate_variance_commentary.v1",
-    "ledgerrate.workloads.synthesize_board_brief.v1",
-    "ledgerrate.workloads.execute_month_end.v1",
-    "ledgerrate.workloads.execute_month_end.v2",
+WORKLOADS: tuple[Workload, ...] = (
+    extract_invoice_v1.WORKLOAD,
+    extract_invoice_v2.WORKLOAD,
+    triage_ap_inbox_v1.WORKLOAD,
+    reconcile_ledger_v1.WORKLOAD,
+    query_nl2sql_v1.WORKLOAD,
+    query_nl2sql_v2.WORKLOAD,
+    generate_variance_commentary_v1.WORKLOAD,
+    synthesize_board_brief_v1.WORKLOAD,
+    execute_month_end_v1.WORKLOAD,
+    execute_month_end_v2.WORKLOAD,
 )
 
 
 @cache
 def registry() -> dict[str, Workload]:
-    found: dict[str, Workload] = {}
-    for name in MODULES:
-        workload = importlib.import_module(name).WORKLOAD
-        found[workload.id] = workload
-    return found
+    return {workload.id: workload for workload in WORKLOADS}
 
 
 def get(workload_id: str) -> Workload:

@@ -18,7 +18,7 @@ from ledgerrate.generate.dataset import build_dataset
 from ledgerrate.synth import invoices_v2
 from ledgerrate.synth.invoice_layouts_v2 import ROWS_FIRST_PAGE, ROWS_NEXT_PAGES
 from ledgerrate.synth.invoice_pdf import text_layer
-from ledgerrate.workloads import MODULES, get
+from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Item
 from ledgerrate.workloads.extract_invoice import v1
 from ledgerrate.workloads.extract_invoice.baseline import decimal_json
@@ -77,8 +77,8 @@ def test_v1_is_unchanged() -> None:
 
 
 def test_registered_right_after_v1() -> None:
-    index = MODULES.index("ledgerrate.workloads.extract_invoice.v1")
-    assert MODULES[index + 1] == "ledgerrate.workloads.extract_invoice.v2"
+    ids = [workload.id for workload in WORKLOADS]
+    assert ids[ids.index("extract.invoice.v1") + 1] == "extract.invoice.v2"
     assert get("extract.invoice.v2") is WORKLOAD
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.workloads import MODULES, get
+from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 from ledgerrate.workloads.execute_month_end import v1
 from ledgerrate.workloads.execute_month_end.v2 import WORKLOAD
@@ -128,8 +128,8 @@ def test_same_seed_same_dataset_hash_in_a_fresh_process(dataset: Dataset) -> Non
 
 
 def test_registered_after_v1() -> None:
-    index = MODULES.index("ledgerrate.workloads.execute_month_end.v1")
-    assert MODULES[index + 1] == "ledgerrate.workloads.execute_month_end.v2"
+    ids = [workload.id for workload in WORKLOADS]
+    assert ids[ids.index("execute.month-end.v1") + 1] == "execute.month-end.v2"
     assert get("execute.month-end.v2") is WORKLOAD
     assert (WORKLOAD.version, WORKLOAD.modes, WORKLOAD.unit) == (2, ("agentic",), v1.WORKLOAD.unit)
     assert WORKLOAD.prompt_hash != v1.WORKLOAD.prompt_hash

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ledgerrate.hashing import sha256_file
-from ledgerrate.workloads import MODULES, get
+from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 from ledgerrate.workloads.query_nl2sql import v1, v2
 from ledgerrate.workloads.query_nl2sql.v2 import WORKLOAD
@@ -148,8 +148,8 @@ def test_same_seed_same_dataset_hash_in_a_fresh_process(dataset: Dataset) -> Non
 
 
 def test_registered_after_v1_with_v1s_prompt_and_rule() -> None:
-    index = MODULES.index("ledgerrate.workloads.query_nl2sql.v1")
-    assert MODULES[index + 1] == "ledgerrate.workloads.query_nl2sql.v2"
+    ids = [workload.id for workload in WORKLOADS]
+    assert ids[ids.index("query.nl2sql.v1") + 1] == "query.nl2sql.v2"
     assert get("query.nl2sql.v2") is WORKLOAD
     assert (WORKLOAD.version, WORKLOAD.primitive, WORKLOAD.unit, WORKLOAD.volume) == (
         2,
