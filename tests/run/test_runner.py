@@ -310,7 +310,7 @@ def test_resume_after_torn_line_and_sittings(edition_factory, lookup) -> None:
     ]
     # complete sitting: left alone
     summary, log = run(root, lookup, stub.sum_script, options=opts)
-    assert log == [] and "complete; --new-sitting to re-run" in summary.lines()[0]
+    assert log == [] and "already complete (--new-sitting to re-run)" in summary.lines()[0]
     # new sitting: earlier records kept, new ones in sitting 2 with their own ids
     summary, log = run(
         root, lookup, stub.sum_script, options=RunOptions(modes=["single-shot"], new_sitting=True)
