@@ -242,7 +242,8 @@ def rate_card(
     flagships = {
         m.id for m in manifest.models if m.flagship and m.provider != ProviderFamily.baseline
     }
-    n = max((c.n for w in results.workloads for c in w.cells), default=15) or 15
+    # The registered n (what the quality bar's item count is out of), not a count of cells.
+    n = max((w.n for w in manifest.workloads), default=15)
     date = results.date.isoformat()
     return RateCard(
         brand=results.brand,
