@@ -198,11 +198,14 @@ def spotcheck_import(
 def build(
     editions: Annotated[Path, typer.Option(help="Folder of editions.")] = Path("editions"),
     out: Annotated[Path, typer.Option(help="Build folder.")] = Path("build"),
+    engine: Annotated[
+        str, typer.Option(help="Site generator: mkdocs, or zensical (given an explicit nav).")
+    ] = "mkdocs",
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
     from ledgerrate.publish.build import build_site
 
-    site = build_site(editions=editions, out=out)
+    site = build_site(editions=editions, out=out, engine=engine)
     typer.echo(f"site built: {site}")
 
 
