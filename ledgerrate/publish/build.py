@@ -22,7 +22,7 @@ from pathlib import Path
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
-from ledgerrate.publish.cache import BuildCache, key_of
+from ledgerrate.publish.cache import BuildCache, key_of, list_stats
 from ledgerrate.publish.published import publication_problems, record_after_build
 from ledgerrate.publish.render import CONFIG, render_into
 from ledgerrate.schema import EditionManifest, EditionResults
@@ -102,12 +102,7 @@ def _cached_results(cache: BuildCache, path: Path) -> EditionResults:
 
 def _output_listing(out: Path) -> list[tuple[str, int, int]]:
     # Stat only: enough to notice a deleted or edited output file; contents are ours.
-    return [
-        (p.relative_to(out).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
-        for folder in (out / "docs", out / "site")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    ]
+    return list_stats([out / "docs", out / "site"])
 
 
 def _fingerprint(cache: BuildCache, paths: list[Path], out: Path, engine: str, now) -> str:

@@ -69,17 +69,29 @@ def _versions() -> dict[str, str]:
 
 
 def _files_under(roots: Iterable[Path]) -> list[Path]:
-    found: list[Path] = []
+    # os.walk on strings: a no-change build lists thousands of files, and pathlib's rglob and
+    # Path comparisons cost more than the stat calls themselves.
+    found: list[str] = []
     for root in roots:
         if root.is_file():
-            found.append(root)
-        elif root.is_dir():
-            found.extend(
-                p
-                for p in root.rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts and not p.name.startswith(".")
-            )
-    return sorted(found)
+            found.append(str(root))
+            continue
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
+            found.extend(os.path.join(folder, f) for f in files if not f.startswith("."))
+    return [Path(p) for p in sorted(found)]
+
+
+def list_stats(folders: Iterable[Path]) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of every file under `folders`, one stat each."""
+    listing = []
+    for root in folders:
+        for folder, _, files in os.walk(root):
+            for name in files:
+                full = os.path.join(folder, name)
+                st = os.stat(full)
+                listing.append((full, st.st_size, st.st_mtime_ns))
+    return sorted(listing)
 
 
 @dataclass
@@ -144,10 +156,25 @@ class BuildCache:
                     "tree": self.tree_digest(
                         [PACKAGE, REPO / "templates", REPO / "site_src", REPO / "mkdocs.yml"]
                     ),
-                    "libraries": _versions(),
+                    "libraries": self._library_versions(),
                 }
             )
         return self._toolchain
+
+    def _library_versions(self) -> dict[str, str]:
+        # Reading a dozen packages' metadata costs more than the rest of a no-change build;
+        # the versions can only change when an install rewrites site-packages' entries.
+        import sysconfig
+
+        site = Path(sysconfig.get_paths()["purelib"])
+        stamp = site.stat().st_mtime_ns
+        known = self._digests.get("<library versions>")
+        if known is not None and known[0] == [str(site), stamp]:
+            return known[1]
+        found = _versions()
+        self._digests["<library versions>"] = [[str(site), stamp], found]
+        self._dirty = True
+        return found
 
     # ------------------------------------------------------------------ products
 
