@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from measure import measure, timed_build
+from measure import PEAK_KB, measure, timed_build
 from scale_set import ensure_scale_set
 
 RESULTS = """
@@ -26,7 +26,7 @@ import json, time
 from ledgerrate.metrics.report import edition_results
 t = time.process_time()
 text = edition_results({edition!r}).model_dump_json(indent=2)
-print(json.dumps({{"work_cpu_s": time.process_time() - t}}))
+print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}}))
 """
 VERIFY = """
 import json, time
@@ -35,7 +35,7 @@ from ledgerrate.verify.run import verify_path
 t = time.process_time()
 report = verify_path(Path({edition!r}))
 assert report.ok, report.lines()[:5]
-print(json.dumps({{"work_cpu_s": time.process_time() - t}}))
+print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}}))
 """
 
 
@@ -54,8 +54,10 @@ def main() -> None:
         shutil.copytree(source, editions)
         first = sorted(editions.iterdir())[0]
         rows = [
-            measure(f"results ({first.name})", RESULTS.format(edition=str(first)), env),
-            measure(f"verify ({first.name})", VERIFY.format(edition=str(first)), env),
+            measure(
+                f"results ({first.name})", RESULTS.format(edition=str(first), peak=PEAK_KB), env
+            ),
+            measure(f"verify ({first.name})", VERIFY.format(edition=str(first), peak=PEAK_KB), env),
             timed_build("build, cold", editions, Path(tmp) / "out", env=env),
             timed_build("build, no change", editions, Path(tmp) / "out", env=env),
         ]
