@@ -291,6 +291,9 @@ def build(
         str | None,
         typer.Option(help="Hosting URL, e.g. https://example.org/ledgerrate/ (sitemap, 404)."),
     ] = None,
+    engine: Annotated[
+        str, typer.Option(help="Site generator: mkdocs, or zensical (given an explicit nav).")
+    ] = "mkdocs",
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
     from ledgerrate.publish.build import edition_dirs
@@ -307,7 +310,7 @@ def build(
         )
     from ledgerrate.publish.build import build_site
 
-    site = build_site(editions=editions, out=out, site_url=site_url)
+    site = build_site(editions=editions, out=out, site_url=site_url, engine=engine)
     typer.echo(f"site built: {site}")
 
 

@@ -46,20 +46,30 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
     )
 
 
+def _split(frame: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    if frame.empty:
+        return {}
+    return {key: part for key, part in frame.groupby(["model", "mode"], sort=False)}
+
+
 def workload_result(
     inputs: EditionInputs, workload: WorkloadMeta, n: int, seed: int, reps: int
 ) -> WorkloadResult:
     manifest = inputs.manifest
     references = {m.id for m in manifest.models if m.provider == ProviderFamily.baseline}
     flagships = {m.id for m in manifest.models if m.flagship and m.id not in references}
-    runs = inputs.runs[inputs.runs["workload"] == workload.id]
-    grades = inputs.grades[inputs.grades["workload"] == workload.id]
+    runs = inputs.runs_of(workload.id)
+    grades = inputs.grades_of(workload.id)
 
     data: dict[CellKey, CellData] = {}
+    # One pass splits the frames by cell (rows keep their order within a cell); a boolean
+    # mask per cell would scan every row once per cell.
+    runs_by_cell = _split(runs)
+    grades_by_cell = _split(grades)
     for key in _cell_keys(workload, manifest, runs):
         _, model, mode = key
-        cell_runs = runs[(runs["model"] == model) & (runs["mode"] == mode)]
-        cell_grades = grades[(grades["model"] == model) & (grades["mode"] == mode)]
+        cell_runs = runs_by_cell.get((model, mode), runs.iloc[0:0])
+        cell_grades = grades_by_cell.get((model, mode), grades.iloc[0:0])
         data[key] = assemble_cell(key, cell_runs, cell_grades, n)
     crossed = cross_mode_reasons(data)
     cells: dict[CellKey, CellResult] = {

@@ -41,6 +41,24 @@ class EditionInputs:
     grades: pd.DataFrame
     flags: Mapping[CellKey, list[str]] = field(default_factory=dict)
 
+    # Each frame split by workload once, on first use (not a mask per workload).
+    _parts: dict[str, dict[str, pd.DataFrame]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def runs_of(self, workload: str) -> pd.DataFrame:
+        return self._part("runs", self.runs, workload)
+
+    def grades_of(self, workload: str) -> pd.DataFrame:
+        return self._part("grades", self.grades, workload)
+
+    def _part(self, name: str, frame: pd.DataFrame, workload: str) -> pd.DataFrame:
+        if name not in self._parts:
+            self._parts[name] = (
+                {} if frame.empty else dict(tuple(frame.groupby("workload", sort=False)))
+            )
+        return self._parts[name].get(workload, frame.iloc[0:0])
+
 
 def run_row(record: RunRecord) -> dict[str, object]:
     u = record.usage

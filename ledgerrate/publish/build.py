@@ -3,6 +3,11 @@
 Like mkdocs' own `commands/build.py`, one straight-line function with a comment per stage.
 Everything is rendered into a staging folder inside `out`; `out/docs` and `out/site` are
 replaced only after `mkdocs build --strict` succeeded, so a failed build never half-publishes.
+
+Builds are incremental through `out/cache` (see `publish/cache.py`): an edition's figures are
+reused while its files and the toolchain are unchanged, and a build whose every input (edition
+files, code, templates, library versions, which windows have closed) matches the last
+successful one, with its output still in place, does nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +20,16 @@ import tempfile
 from pathlib import Path
 
 from ledgerrate.errors import UsageProblem
+from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
+from ledgerrate.publish.cache import BuildCache, key_of, list_stats
 from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.render import CONFIG, render_into
+from ledgerrate.schema import EditionManifest, EditionResults
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
+# Files `build` itself writes into an edition (first publication): not inputs of its figures.
+_WRITTEN_BY_BUILD = frozenset({"results.json", "published.json"})
 
 
 class _Collect(logging.Handler):
@@ -71,38 +81,115 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
     new.rename(live)
 
 
+def _manifest(path: Path) -> EditionManifest:
+    return load_model(EditionManifest, path / "edition.yaml")
+
+
 def edition_dirs(editions: Path) -> list[Path]:
     if not editions.is_dir():
         return []
     return sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file())
 
 
-def build_site(editions: Path, out: Path, site_url: str | None = None) -> Path:
+def _edition_key(cache: BuildCache, path: Path, *, inputs_only: bool) -> str:
+    skip = (lambda p: p.parent == path and p.name in _WRITTEN_BY_BUILD) if inputs_only else None
+    return cache.tree_digest([path], skip=skip)
+
+
+def _cached_results(cache: BuildCache, path: Path) -> EditionResults:
+    """The edition's figures, recomputed only when its files or the toolchain changed."""
+    key = key_of("results", cache.toolchain(), _edition_key(cache, path, inputs_only=True))
+    raw = cache.product(
+        "results", key, lambda: load.edition_results(path).model_dump_json().encode()
+    )
+    return EditionResults.model_validate_json(raw)
+
+
+def _output_listing(out: Path) -> list[tuple[str, int, int]]:
+    # Stat only: enough to notice a deleted or edited output file; contents are ours.
+    return list_stats([out / "docs", out / "site"])
+
+
+def _fingerprint(
+    cache: BuildCache, paths: list[Path], out: Path, engine: str, site_url: str | None, now
+) -> str:
+    """Everything that decides what a build writes, read without reading unchanged files."""
+    return key_of(
+        "site",
+        engine,
+        site_url or "",
+        cache.toolchain(),
+        [
+            (
+                path.name,
+                _edition_key(cache, path, inputs_only=False),
+                load.window_closed(_manifest(path), now),
+            )
+            for path in paths
+        ],
+        _output_listing(out),
+    )
+
+
+def build_site(
+    editions: Path, out: Path, *, site_url: str | None = None, engine: str = "mkdocs"
+) -> Path:
     """Render every edition in `editions` and build the HTML site into `out/site`
     (`site_url`: where it will be hosted, for the sitemap, canonical links and 404 page)."""
     # mkdocs resolves relative paths against mkdocs.yml, not the working directory.
     editions, out = Path(editions).resolve(), Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    # 0. every edition's figures, once; a published edition changed without an erratum that
+    cache = BuildCache.open(out / "cache")
+    paths = [path.resolve() for path in edition_dirs(editions)]
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    # 0. nothing changed since the last successful build, and its output is intact: done
+    last = out / "cache" / "last-build"
+    fingerprint = _fingerprint(cache, paths, out, engine, site_url, now)
+    if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
+        cache.save()
+        return out / "site"
+    # 1. every edition's figures, once; a published edition changed without an erratum that
     #    names the change stops the build here, before anything is written
-    results = {path.resolve(): load.edition_results(path) for path in edition_dirs(editions)}
+    results = {path: _cached_results(cache, path) for path in paths}
     problems = [line for path, r in results.items() for line in publication_problems(path, r)]
     if problems:
         raise UsageProblem(*problems)
-    # 0b. seal first publications (results.json, published.json, the index line) before any
-    #     page or bundle is made, so the bundle the data page links is final from this build;
-    #     an edition whose window is still open is shown as provisional and not yet published.
-    #     A failure in any later step restores the edition folders as they were.
-    with seal_publications(results, dt.datetime.now(dt.UTC).replace(microsecond=0)):
+    # 2-4 run inside the seal: first publications (results.json, published.json, the index
+    # line) are written before any page or bundle is made, so the bundle the data page links is
+    # final from this build; an edition whose window is still open is shown as provisional and
+    # not yet published. A failure in any later step restores the edition folders as they were.
+    with seal_publications(results, now):
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
         try:
-            # 1. load editions, render pages and downloads (figures from step 0)
-            render_into(editions, staging / "docs", results_fn=lambda p: results[Path(p).resolve()])
-            # 2. mkdocs build --strict from the rendered pages
-            run_mkdocs(staging / "docs", staging / "site", site_url=site_url)
-            # 3. publish: swap the new docs and site into place
+            # 2. load editions, render pages and downloads (figures from step 1; unchanged
+            #    PDFs, gzips, datasets and bundles from the cache)
+            render_into(
+                editions,
+                staging / "docs",
+                results_fn=lambda p: results[Path(p).resolve()],
+                cache=cache,
+            )
+            # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
+            run_engine(engine, staging / "docs", staging / "site", site_url)
+            # 4. publish: swap the new docs and site into place
             _swap(staging / "docs", out / "docs", staging / "old-docs")
             _swap(staging / "site", out / "site", staging / "old-site")
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+    # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0
+    atomic_write_bytes(last, _fingerprint(cache, paths, out, engine, site_url, now).encode())
+    cache.save()
     return out / "site"
+
+
+def run_engine(engine: str, docs: Path, site: Path, site_url: str | None = None) -> None:
+    if engine == "mkdocs":
+        run_mkdocs(docs, site, site_url=site_url)
+    elif engine == "zensical":
+        if site_url:
+            raise UsageProblem("--site-url is applied by the mkdocs engine only; drop one")
+        from ledgerrate.publish.zensical import run_zensical
+
+        run_zensical(docs, site)
+    else:
+        raise UsageProblem(f"--engine {engine!r}: use mkdocs or zensical")

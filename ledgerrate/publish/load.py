@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,18 +85,33 @@ def _optional(model: type[Any], path: Path) -> Any:
 
 
 def _examples(paths: EditionPaths, results: EditionResults) -> dict[tuple[str, str, str], list]:
+    """A few counted runs per cell. Lines are only decoded to choose them; just the chosen
+    ones are validated (the metrics stage has already read and checked every record)."""
     found: dict[tuple[str, str, str], list[RunRecord]] = {}
     for workload in results.workloads:
         for cell in workload.cells:
-            records = [
-                r
-                for r in read_jsonl(paths.runs(cell.workload, cell.model, cell.mode), RunRecord)
-                if r.sitting == cell.sitting
-                and r.kind == "registered"
-                and r.status != RunStatus.infra_excluded
+            log = paths.runs(cell.workload, cell.model, cell.mode)
+            chosen: list[tuple[str, int, bytes]] = []
+            if log.exists():
+                with log.open("rb") as lines:
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        try:
+                            raw = json.loads(line)
+                        except ValueError:  # a torn last line; read_jsonl drops it too
+                            continue
+                        if (
+                            raw.get("sitting") == cell.sitting
+                            and raw.get("kind", "registered") == "registered"
+                            and raw.get("status") != RunStatus.infra_excluded.value
+                        ):
+                            chosen.append((raw["item_id"], raw["attempt"], line))
+                            chosen.sort(key=lambda c: (c[0], c[1]))
+                            del chosen[EXAMPLES_PER_CELL:]
+            found[(cell.workload, cell.model, str(cell.mode))] = [
+                RunRecord.model_validate_json(line) for _, _, line in chosen
             ]
-            records.sort(key=lambda r: (r.item_id, r.attempt))
-            found[(cell.workload, cell.model, str(cell.mode))] = records[:EXAMPLES_PER_CELL]
     return found
 
 

@@ -17,7 +17,9 @@ from typing import Any
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish.assets import write_fonts
-from ledgerrate.publish.downloads import DataSection, write_downloads
+from ledgerrate.publish.cache import BuildCache, key_of
+from ledgerrate.publish.card import rate_card
+from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import load_editions
 from ledgerrate.publish.pages import make_env, render_pages
@@ -58,8 +60,21 @@ def render_into(
     site_src: Path = SITE_SRC,
     templates: Path = TEMPLATES,
     results_fn: Callable[[Path], EditionResults] | None = None,
+    cache: BuildCache | None = None,
 ) -> None:
-    """Write the complete docs tree into `docs` (an empty folder)."""
+    """Write the complete docs tree into `docs` (an empty folder). With a `cache`, rate-card
+    PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it."""
+    if cache is None:
+        with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
+            render_into(
+                editions_dir,
+                docs,
+                site_src=site_src,
+                templates=templates,
+                results_fn=results_fn,
+                cache=BuildCache.open(Path(scratch)),
+            )
+        return
     clash = _reserved_clash(site_src)
     if clash:
         raise UsageProblem(f"{site_src}: {', '.join(clash)} are generated; move those pages")
@@ -75,13 +90,8 @@ def render_into(
     for edition in editions:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
-        pdf.render_ratecard_pdf(
-            edition.results,
-            edition.manifest,
-            dest / "ratecard.pdf",
-            provisional=edition.provisional,
-        )
-        sections[edition.id] = write_downloads(edition, dest)
+        _ratecard(pdf, edition, dest / "ratecard.pdf", cache)
+        sections[edition.id] = write_downloads(edition, dest, cache)
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
     newest = max(stamps, default=dt.date(2026, 1, 1))
@@ -93,6 +103,23 @@ def render_into(
     env = make_env(templates)
     render_pages(env, site, sections, docs)
     append_seed_changelog(env, editions, docs)
+
+
+def _ratecard(pdf: Any, edition: Any, target: Path, cache: BuildCache) -> None:
+    """The rate-card PDF is a function of its HTML and the toolchain (fonts, CSS, weasyprint)."""
+    card = rate_card(edition.results, edition.manifest, provisional=edition.provisional)
+    html = pdf.render_ratecard_html(card)
+
+    def make() -> bytes:
+        with tempfile.TemporaryDirectory(prefix="ledgerrate-pdf-") as scratch:
+            out = Path(scratch) / "ratecard.pdf"
+            pdf.render_ratecard_pdf(
+                edition.results, edition.manifest, out, provisional=edition.provisional
+            )
+            return out.read_bytes()
+
+    key = key_of("ratecard", cache.toolchain(), html)
+    place_product(cache.product_path("ratecard", key, make), target)
 
 
 def sync_tree(source: Path, target: Path) -> None:

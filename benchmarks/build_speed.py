@@ -1,0 +1,88 @@
+"""`ledgerrate build`: the toolchain's own work against `mkdocs build` of the same pages.
+
+Measured side by side in this one run, each step in a fresh process, on a scratch copy of the
+editions (a first build records publications into the edition folders):
+
+  mkdocs      `mkdocs build --strict` of the pages a build rendered (the yardstick)
+  cold        empty build folder and cache
+  fresh out   build folder deleted but the cache kept (e.g. a new checkout sharing a cache)
+  no change   the same build again
+  one edition a re-grade appended to one grade log of the newest edition (same outcome, so no
+              figure changes and no erratum is needed): what depends on that edition is redone
+
+"work" is the build's CPU less the CPU spent inside the site generator (mkdocs).
+
+    .venv/bin/python benchmarks/build_speed.py [--editions editions]
+
+Targets (issue #11): cold work <= 0.5 x mkdocs; no-change rebuild <= 0.05 x mkdocs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+# Run as a script, this folder is on sys.path, so its sibling module imports plainly.
+from measure import REPO, Measured, timed_build, timed_mkdocs
+
+
+def regrade_once(edition: Path) -> str:
+    """Append a new revision of the last grade of one log, same outcome: a legal change."""
+    log = sorted((edition / "grades").glob("*/*/*.jsonl"))[-1]
+    last = json.loads(log.read_bytes().splitlines()[-1])
+    last["revision"] += 1
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(last, sort_keys=True, separators=(",", ":")) + "\n")
+    return log.relative_to(edition).as_posix()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--editions", type=Path, default=REPO / "editions")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
+        scratch = Path(tmp)
+        editions = scratch / "editions"
+        shutil.copytree(args.editions.resolve(), editions)
+        out = scratch / "out"
+        rows: list[Measured] = []
+        cold = timed_build("cold build", editions, out)
+        rows.append(cold)
+        shutil.copytree(out / "docs", scratch / "m" / "docs")
+        mk = timed_mkdocs(
+            "mkdocs build of the same pages", scratch / "m" / "docs", scratch / "m" / "site"
+        )
+        rows.append(mk)
+        warm = timed_build("no-change rebuild", editions, out)
+        rows.append(warm)
+        shutil.rmtree(out / "docs")
+        shutil.rmtree(out / "site")
+        fresh = timed_build("fresh out (cache kept)", editions, out)
+        rows.append(fresh)
+        newest = sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file())[-1]
+        changed = regrade_once(newest)
+        one = timed_build(f"one edition changed ({newest.name})", editions, out)
+        rows.append(one)
+        for row in rows:
+            print(row.line())
+        print(f"(changed: {newest.name}/{changed})")
+        base = mk.inner["work_cpu_s"]
+
+        def ratio(m: Measured) -> float:
+            return m.inner["work_cpu_s"] / base
+
+        print(f"cold work / mkdocs            = {ratio(cold):.3f}  (target <= 0.5)")
+        print(f"fresh-out work / mkdocs       = {ratio(fresh):.3f}")
+        print(f"one-edition work / mkdocs     = {ratio(one):.3f}")
+        print(
+            f"no-change rebuild, whole process / mkdocs whole process = "
+            f"{warm.process_cpu_s / mk.process_cpu_s:.3f}"
+        )
+        print(f"no-change rebuild work / mkdocs = {ratio(warm):.3f}  (target <= 0.05)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Run a piece of work in a fresh child process and measure it: CPU, wall, peak RSS.
+
+Each measurement gets its own interpreter so one run's caches and memory never flatter the
+next. The child reports its in-process figures as JSON; peak RSS and whole-process CPU come
+from `resource.getrusage(RUSAGE_CHILDREN)` around it.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Measured:
+    label: str
+    process_cpu_s: float  # user + system of the child (and its own children)
+    wall_s: float
+    peak_rss_mb: float
+    inner: dict  # what the child measured itself (e.g. CPU of the work alone)
+
+    def line(self) -> str:
+        extra = "  ".join(f"{k} {v:.3f}" for k, v in self.inner.items() if isinstance(v, float))
+        return (
+            f"{self.label:<38} cpu {self.process_cpu_s:8.2f} s  wall {self.wall_s:8.2f} s  "
+            f"peak {self.peak_rss_mb:7.0f} MB  {extra}"
+        )
+
+
+def measure(label: str, code: str, env: dict[str, str] | None = None) -> Measured:
+    """Run `code` (Python) in a child; the child may print one JSON object as its last line
+    (the templates below add `peak_rss_kb`, the child's own peak with its children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{label} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    lines = done.stdout.strip().splitlines()
+    inner = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # RUSAGE_CHILDREN's peak is the largest child so far, so each child reports its own
+    # (itself and anything it ran, e.g. Zensical); that is the figure shown.
+    peak = inner.pop("peak_rss_kb", after.ru_maxrss) / 1024
+    return Measured(label, cpu, wall, peak, inner)
+
+
+# Appended to a child's code: its peak RSS (itself, and any process it ran) in kB.
+PEAK_KB = (
+    "max(__import__('resource').getrusage(__import__('resource').RUSAGE_SELF).ru_maxrss, "
+    "__import__('resource').getrusage(__import__('resource').RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+TIMED_BUILD = """
+import json, time
+from pathlib import Path
+from ledgerrate.publish import build as b
+engine_cpu = [0.0]
+real = b.run_engine
+def timed(engine, docs, site):
+    t = time.process_time(); real(engine, docs, site); engine_cpu[0] += time.process_time() - t
+b.run_engine = timed
+t = time.process_time()
+b.build_site(Path({editions!r}), Path({out!r}), engine={engine!r})
+total = time.process_time() - t
+print(json.dumps({{"work_cpu_s": total - engine_cpu[0], "engine_cpu_s": engine_cpu[0],
+                  "peak_rss_kb": {peak}}}))
+"""
+
+TIMED_MKDOCS = """
+import json, time
+from pathlib import Path
+from ledgerrate.publish.build import run_mkdocs
+t = time.process_time()
+run_mkdocs(Path({docs!r}), Path({site!r}))
+print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}}))
+"""
+
+
+def timed_build(label: str, editions: Path, out: Path, engine: str = "mkdocs", env=None):
+    code = TIMED_BUILD.format(editions=str(editions), out=str(out), engine=engine, peak=PEAK_KB)
+    return measure(label, code, env)
+
+
+def timed_mkdocs(label: str, docs: Path, site: Path, env=None) -> Measured:
+    code = TIMED_MKDOCS.format(docs=str(docs), site=str(site), peak=PEAK_KB)
+    return measure(label, code, env)

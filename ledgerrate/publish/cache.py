@@ -1,0 +1,295 @@
+"""The build cache: every expensive product of a build, addressed by the digests of its inputs.
+
+Layout under `<out>/cache/`:
+
+    digests.json                     sha256 of input files, remembered by (size, mtime, ctime,
+                                     inode) as git's index does, so unchanged files are not
+                                     re-read; a file touched in the last seconds is not
+                                     remembered (its mtime may not yet tell a later edit apart)
+    products/<kind>/<key>-<sha256>   one product (a gzip, a PDF, a bundle, an edition's
+                                     figures): `key` is the digest of everything it was made
+                                     from, `sha256` the digest of its bytes, re-checked on
+                                     every read, so a damaged entry is noticed and remade
+    datasets/<dataset_hash>/         a regenerated dataset: `content.json` is the canonical
+                                     JSON whose sha256 *is* the registered dataset hash; its
+                                     files are checked against the digests it lists
+
+Nothing here decides a figure: a miss only costs time, and a corrupt entry is remade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from ledgerrate.hashing import (
+    LEGACY_SCHEME,
+    HashScheme,
+    canonical_json,
+    sha256_bytes,
+    sha256_file,
+    sha256_json,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "ledgerrate"
+# Libraries whose versions shape what a build writes (pages, charts, PDFs, site).
+_LIBRARIES = (
+    "jinja2",
+    "markdown",
+    "matplotlib",
+    "mkdocs",
+    "mkdocs-material",
+    "numpy",
+    "pandas",
+    "pydantic",
+    "weasyprint",
+    "zensical",
+)
+# A file changed this recently may change again within the same mtime tick: hash it afresh.
+_RACY_S = 2.0
+
+
+def write_plain(path: Path, data: bytes) -> None:
+    """Write into a staging tree: no fsync, because the tree is swapped in whole or discarded."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for name in _LIBRARIES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def _files_under(roots: Iterable[Path]) -> list[Path]:
+    # os.walk on strings: a no-change build lists thousands of files, and pathlib's rglob and
+    # Path comparisons cost more than the stat calls themselves.
+    found: list[str] = []
+    for root in roots:
+        if root.is_file():
+            found.append(str(root))
+            continue
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
+            found.extend(os.path.join(folder, f) for f in files if not f.startswith("."))
+    return [Path(p) for p in sorted(found)]
+
+
+def list_stats(folders: Iterable[Path]) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of every file under `folders`, one stat each."""
+    listing = []
+    for root in folders:
+        for folder, _, files in os.walk(root):
+            for name in files:
+                full = os.path.join(folder, name)
+                st = os.stat(full)
+                listing.append((full, st.st_size, st.st_mtime_ns))
+    return sorted(listing)
+
+
+@dataclass
+class BuildCache:
+    root: Path
+    _digests: dict[str, list[Any]] = field(default_factory=dict)
+    _dirty: bool = False
+    _toolchain: str | None = None
+    hits: dict[str, int] = field(default_factory=dict)
+    misses: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, root: Path) -> BuildCache:
+        cache = cls(Path(root))
+        index = cache.root / "digests.json"
+        try:
+            cache._digests = json.loads(index.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cache._digests = {}
+        return cache
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        _atomic(self.root / "digests.json", json.dumps(self._digests, sort_keys=True).encode())
+        self._dirty = False
+
+    # ------------------------------------------------------------------ input digests
+
+    def file_digest(self, path: Path) -> str:
+        """sha256 of a file, re-read only when its stat says it may have changed."""
+        st = path.stat()
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        name = str(path.resolve())
+        known = self._digests.get(name)
+        if known is not None and known[:4] == stamp:
+            return known[4]
+        digest = sha256_file(path)
+        if time.time() - st.st_mtime_ns / 1e9 > _RACY_S:
+            self._digests[name] = [*stamp, digest]
+            self._dirty = True
+        return digest
+
+    def tree_digest(self, roots: Iterable[Path], *, skip: Callable[[Path], bool] | None = None):
+        """Digest of every file under `roots` (paths relative to the first root's parent)."""
+        roots = list(roots)
+        base = roots[0].parent if roots else Path(".")
+        listing = [
+            (p.relative_to(base).as_posix(), self.file_digest(p))
+            for p in _files_under(roots)
+            if skip is None or not skip(p)
+        ]
+        return sha256_json(listing)
+
+    def toolchain(self) -> str:
+        """Digest of the code, templates and hand-written pages a build uses, and the library
+        versions: any change to them remakes every product that is not keyed otherwise."""
+        if self._toolchain is None:
+            self._toolchain = sha256_json(
+                {
+                    "tree": self.tree_digest(
+                        [PACKAGE, REPO / "templates", REPO / "site_src", REPO / "mkdocs.yml"]
+                    ),
+                    "libraries": self._library_versions(),
+                }
+            )
+        return self._toolchain
+
+    def _library_versions(self) -> dict[str, str]:
+        # Reading a dozen packages' metadata costs more than the rest of a no-change build;
+        # the versions can only change when an install rewrites site-packages' entries.
+        import sysconfig
+
+        site = Path(sysconfig.get_paths()["purelib"])
+        stamp = site.stat().st_mtime_ns
+        known = self._digests.get("<library versions>")
+        if known is not None and known[0] == [str(site), stamp]:
+            return known[1]
+        found = _versions()
+        self._digests["<library versions>"] = [[str(site), stamp], found]
+        self._dirty = True
+        return found
+
+    # ------------------------------------------------------------------ products
+
+    def product_path(self, kind: str, key: str, make: Callable[[], bytes]) -> Path:
+        """The cached file holding what `make()` gives for `key`; made when no sound entry
+        exists. An entry's bytes must hash to the digest in its name (re-read whenever its
+        stat changed), so a damaged entry is dropped and remade."""
+        folder = self.root / "products" / kind
+        for entry in sorted(folder.glob(f"{key}-*")) if folder.is_dir() else ():
+            if entry.name == f"{key}-{self.file_digest(entry)}":
+                self.hits[kind] = self.hits.get(kind, 0) + 1
+                return entry
+            entry.unlink(missing_ok=True)
+        data = make()
+        entry = folder / f"{key}-{sha256_bytes(data)}"
+        _atomic(entry, data)
+        self.misses[kind] = self.misses.get(kind, 0) + 1
+        return entry
+
+    def product(self, kind: str, key: str, make: Callable[[], bytes]) -> bytes:
+        return self.product_path(kind, key, make).read_bytes()
+
+    # ------------------------------------------------------------------ datasets
+
+    def dataset(
+        self,
+        registered_hash: str,
+        extras_key: str,
+        make: Callable[[], tuple[dict[str, Any], dict[str, bytes]]],
+        scheme: HashScheme = LEGACY_SCHEME,
+    ) -> dict[str, bytes]:
+        """The files of the dataset registered as `registered_hash` (`item/name` → bytes), and
+        its hashed content in canonical bytes as `dataset.json` (its sha256 is that hash).
+
+        `make()` returns the dataset's content (whose canonical JSON under the registration's
+        hash `scheme` hashes to the registered hash) and every file to publish; files rendered
+        on demand beyond the hashed content (`extras_key` names their renderer) are checked
+        against the digests stored beside.
+        """
+        folder = self.root / "datasets" / registered_hash
+        found = self._read_dataset(folder, registered_hash, extras_key)
+        if found is not None:
+            self.hits["dataset"] = self.hits.get("dataset", 0) + 1
+            return found
+        shutil.rmtree(folder, ignore_errors=True)
+        content, files = make()
+        raw = canonical_json(content, scheme).encode("utf-8")
+        if sha256_bytes(raw) != registered_hash:
+            # Not the registered dataset: publish nothing from it and cache nothing.
+            raise ValueError(f"dataset content does not hash to {registered_hash[:12]}…")
+        hashed = _hashed_files(content)
+        extras = {rel: sha256_bytes(data) for rel, data in files.items() if rel not in hashed}
+        staging = Path(tempfile.mkdtemp(prefix=".dataset-", dir=_mkdir(folder.parent)))
+        _atomic(staging / "content.json", raw)
+        for rel, data in files.items():
+            write_plain(staging / "files" / rel, data)
+        _atomic(
+            staging / "extras.json", canonical_json({"key": extras_key, "files": extras}).encode()
+        )
+        try:
+            staging.rename(folder)
+        except OSError:  # another build got there first; ours is the same content
+            shutil.rmtree(staging, ignore_errors=True)
+        self.misses["dataset"] = self.misses.get("dataset", 0) + 1
+        return {**files, "dataset.json": raw}
+
+    def _read_dataset(self, folder: Path, registered: str, extras_key: str):
+        try:
+            raw = (folder / "content.json").read_bytes()
+            extras = json.loads((folder / "extras.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if sha256_bytes(raw) != registered or extras.get("key") != extras_key:
+            return None
+        expected = {**_hashed_files(json.loads(raw)), **extras.get("files", {})}
+        files = {}
+        for rel, digest in expected.items():
+            try:
+                data = (folder / "files" / rel).read_bytes()
+            except OSError:
+                return None
+            if sha256_bytes(data) != digest:
+                return None
+            files[rel] = data
+        return {**files, "dataset.json": raw}
+
+
+def _hashed_files(content: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        f"{item['id']}/{name}": digest
+        for item in content.get("items", [])
+        for name, digest in item.get("files", {}).items()
+    }
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _atomic(path: Path, data: bytes) -> None:
+    # No fsync: a cache entry lost in a crash is a miss, and a torn one fails its digest.
+    _mkdir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+
+
+def key_of(*parts: Any) -> str:
+    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()

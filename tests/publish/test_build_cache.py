@@ -1,0 +1,119 @@
+"""The build cache: a rebuild reuses, a changed input invalidates, a damaged entry is remade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ledgerrate.hashing import sha256_bytes
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish.cache import BuildCache, key_of
+from ledgerrate.publish.downloads import write_downloads
+from ledgerrate.publish.load import load_edition
+from ledgerrate.testing.reference_edition import build_reference_edition
+
+WORKLOAD = "triage.ap-inbox.v1"
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
+        return build_reference_edition(base / "editions" / "e-cache", workloads=[WORKLOAD])
+
+
+def _downloads(edition: Path, dest: Path, cache: BuildCache) -> dict[str, str]:
+    section = write_downloads(load_edition(edition), dest, cache)
+    assert not section.dataset_notes, section.dataset_notes
+    return {f.path: f.sha256 for f in section.files}
+
+
+def test_rebuild_reuses_every_product(edition: Path, tmp_path: Path) -> None:
+    cache = BuildCache.open(tmp_path / "cache")
+    first = _downloads(edition, tmp_path / "one", cache)
+    assert cache.hits == {} and cache.misses["dataset"] == 1 and cache.misses["gzip"] == 2
+    again = BuildCache.open(tmp_path / "cache")
+    second = _downloads(edition, tmp_path / "two", again)
+    assert second == first
+    assert again.misses == {}
+    assert again.hits == {"gzip": 2, "dataset": 1, "bundle": 1}
+
+
+def test_changed_log_invalidates_its_gzip_and_the_bundle(edition: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "editions" / edition.name
+    shutil.copytree(edition, copy)
+    cache = BuildCache.open(tmp_path / "cache")
+    before = _downloads(copy, tmp_path / "one", cache)
+    log = copy / "runs" / WORKLOAD / "reference" / "single-shot.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:-1]))  # one record fewer: a different input
+    again = BuildCache.open(tmp_path / "cache")
+    after = _downloads(copy, tmp_path / "two", again)
+    rel = f"runs/{WORKLOAD}/reference/single-shot.jsonl.gz"
+    assert after[rel] != before[rel]
+    assert again.misses == {"gzip": 1, "bundle": 1}
+    assert again.hits == {"gzip": 1, "dataset": 1}
+
+
+def test_corrupt_cached_dataset_is_detected_and_rebuilt(edition: Path, tmp_path: Path) -> None:
+    cache = BuildCache.open(tmp_path / "cache")
+    first = _downloads(edition, tmp_path / "one", cache)
+    [entry] = (tmp_path / "cache" / "datasets").iterdir()
+    registered = json.loads((edition / "registration.json").read_text())
+    # The entry is addressed by the registered dataset hash, and its content hashes to it.
+    assert entry.name == registered["workloads"][WORKLOAD]["dataset_hash"]
+    assert sha256_bytes((entry / "content.json").read_bytes()) == entry.name
+    content = json.loads((entry / "content.json").read_text())
+    content["items"][0]["input"]["tampered"] = True
+    (entry / "content.json").write_text(json.dumps(content))
+    again = BuildCache.open(tmp_path / "cache")
+    assert _downloads(edition, tmp_path / "two", again) == first
+    assert again.misses == {"dataset": 1}
+    assert sha256_bytes((entry / "content.json").read_bytes()) == entry.name
+
+
+def test_damaged_product_is_remade(tmp_path: Path) -> None:
+    cache = BuildCache.open(tmp_path)
+    key = key_of("test", 1)
+    path = cache.product_path("gzip", key, lambda: b"right")
+    path.write_bytes(b"wrong")  # same name, other bytes: the digest in the name catches it
+    assert cache.product("gzip", key, lambda: b"right") == b"right"
+    assert cache.misses == {"gzip": 2}
+
+
+def test_unchanged_rebuild_does_nothing_and_a_change_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledgerrate.publish import build as build_mod
+    from tests.publish.factory import write_edition
+
+    root = tmp_path / "editions"
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    calls: list[str] = []
+
+    def results(path: Path):
+        calls.append(Path(path).name)
+        return fixtures[Path(path).name]
+
+    monkeypatch.setattr(load_mod, "edition_results", results)
+    engines: list[Path] = []
+    real = build_mod.run_engine
+    monkeypatch.setattr(build_mod, "run_engine", lambda e, d, s: (engines.append(d), real(e, d, s)))
+    out = tmp_path / "out"
+    build_mod.build_site(root, out)
+    assert (len(calls), len(engines)) == (1, 1)
+    build_mod.build_site(root, out)  # nothing changed: no figures, no pages, no mkdocs
+    assert (len(calls), len(engines)) == (1, 1)
+    (out / "site" / "index.html").unlink()  # output damaged: built again, figures reused
+    build_mod.build_site(root, out)
+    assert (len(calls), len(engines)) == (1, 2)
+    assert (out / "site" / "index.html").is_file()
+    # A new edition: only its figures are computed; the earlier edition's are reused.
+    fixtures["2026-08"] = write_edition(root, "2026-08", "2026-08-01")
+    build_mod.build_site(root, out)
+    assert calls == ["2026-07", "2026-08"] and len(engines) == 3
