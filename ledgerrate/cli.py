@@ -12,7 +12,6 @@ from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -38,7 +37,7 @@ PIPELINE = (
 
 
 class PipelineOrder(TyperGroup):
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         rank = {name: index for index, name in enumerate(PIPELINE)}
         return sorted(super().list_commands(ctx), key=lambda name: rank.get(name, len(rank)))
 
@@ -343,7 +342,7 @@ def bundle(
     out: Annotated[Path, typer.Option(help="Folder for the bundle.")] = Path("build/bundles"),
 ) -> None:
     """Write the edition's content-addressed evidence bundle (verify accepts it directly)."""
-    from ledgerrate.verify.bundle import write_bundle
+    from ledgerrate.publish.bundle import write_bundle
 
     typer.echo(write_bundle(edition, out))
 

@@ -70,7 +70,7 @@ def explain(path: Path | str, exc: ValidationError, prefix: str = "") -> FilePro
         where = ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
         given = error.get("input")
         shown = "" if isinstance(given, (dict, list)) else f" (found {_clip(repr(given))})"
-        lines.append(f"{path}: {prefix}{where}: {error['msg']}{shown}; {_hint(error)}")
+        lines.append(f"{path}: {prefix}{where}: {error['msg']}{shown}; {_hint(dict(error))}")
     return FileProblem(path, lines)
 
 
@@ -142,7 +142,7 @@ def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool
 
 _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _unique_mapping,  # type: ignore[arg-type]
+    _unique_mapping,
 )
 
 

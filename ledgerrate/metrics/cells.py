@@ -209,7 +209,7 @@ def cell_result(
         infra_excluded_attempts=len(data.infra),
         infra_excluded_usd=money_sum(data.infra["spend_usd"]),
         grading_cost_usd=money_sum(items["judge_usd"].dropna()),
-        cost_basis=cost_basis(items, is_reference),  # type: ignore[arg-type]
+        cost_basis=cost_basis(items, is_reference),
         qualifying=qualifying,
         void=bool(void_reasons),
         void_reasons=list(void_reasons),

@@ -11,6 +11,7 @@ import io
 import re
 from collections import defaultdict
 from decimal import Decimal
+from typing import Any
 from xml.sax.saxutils import escape
 
 import matplotlib
@@ -27,7 +28,7 @@ from ledgerrate.usd import usd
 QUALITY_BAR = 0.80
 # Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
 MARKERS = {"single-shot": "o", "agentic": "^", "reference": "s"}
-_RC = {
+_RC: Any = {
     "svg.fonttype": "none",  # text stays text: searchable, selectable, small
     "svg.hashsalt": "ledgerrate",  # stable element ids
     "font.family": "DejaVu Sans",

@@ -6,7 +6,6 @@ Figures come from `ledgerrate.metrics` (never recomputed here) so the site and `
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics import report
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
 from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import (
@@ -75,8 +75,7 @@ def window_closed(manifest: EditionManifest, now: dt.datetime | None = None) -> 
 
 
 def edition_results(edition_dir: Path) -> EditionResults:
-    """Figures from the metrics stage (imported late: publishing must not pin its internals)."""
-    report: Any = importlib.import_module("ledgerrate.metrics.report")
+    """Figures from the metrics stage."""
     return report.edition_results(edition_dir)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import filecmp
-import importlib
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -16,12 +15,13 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
+from ledgerrate.publish import pdf
 from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
-from ledgerrate.publish.load import load_editions
+from ledgerrate.publish.load import Edition, load_editions
 from ledgerrate.publish.pages import make_env, render_pages
 from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
@@ -85,12 +85,11 @@ def render_into(
     editions = load_editions(editions_dir, results_fn)
     site = build_site_model(editions, methodology)
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it
-    pdf: Any = importlib.import_module("ledgerrate.publish.pdf") if editions else None
     sections: dict[str, DataSection] = {}
     for edition in editions:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
-        _ratecard(pdf, edition, dest / "ratecard.pdf", cache)
+        _ratecard(edition, dest / "ratecard.pdf", cache)
         sections[edition.id] = write_downloads(edition, dest, cache)
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
@@ -105,7 +104,7 @@ def render_into(
     append_seed_changelog(env, editions, docs)
 
 
-def _ratecard(pdf: Any, edition: Any, target: Path, cache: BuildCache) -> None:
+def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:
     """The rate-card PDF is a function of its HTML and the toolchain (fonts, CSS, weasyprint)."""
     card = rate_card(edition.results, edition.manifest, provisional=edition.provisional)
     html = pdf.render_ratecard_html(card)

@@ -42,14 +42,14 @@ class GroupCommit:
                 raise
 
     def _write(self, batch: dict[Path, list[tuple[bytes, asyncio.Future[None]]]]) -> None:
-        loop_calls = []
+        loop_calls: list[tuple[asyncio.Future[None], OSError | None]] = []
         for path, entries in batch.items():
             try:
                 fd = self._fd(path)
                 os.write(fd, b"".join(line for line, _ in entries))
                 os.fsync(fd)
-            except OSError as exc:
-                loop_calls += [(f, exc) for _, f in entries]
+            except OSError as failure:
+                loop_calls += [(f, failure) for _, f in entries]
             else:
                 loop_calls += [(f, None) for _, f in entries]
         for future, exc in loop_calls:

@@ -346,7 +346,8 @@ class Runner:
                 body=self.bodies[cell.spec.id],
             )
         usage_basis, cost_basis = rawlog.call_bases(result.calls)
-        request, stored = result.request, None
+        request: dict[str, Any] | None = result.request
+        stored = None
         if cell.compact:
             request, stored = None, self.store.store(result.request)
         record = RunRecord(

@@ -132,7 +132,7 @@ def _record(
         run_id=first.run_id,
         edition=edition.manifest.id,
         sitting=first.sitting,
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         workload=workload.id,
         model=spec.id,
         mode=mode,

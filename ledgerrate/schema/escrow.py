@@ -9,13 +9,13 @@ operator records `seeds-lost.json` instead of pretending: the commitments stand,
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
 from ledgerrate.schema.base import SCHEMA_VERSION, Sha256, Slug, Strict, WorkloadId
 
-ESCROW_FILE = "seeds.escrow.age"
+ESCROW_FILE: Final = "seeds.escrow.age"
 SEEDS_LOST_FILE = "seeds-lost.json"
 
 AgeRecipient = Annotated[

@@ -64,7 +64,7 @@ def registered_cells(
 ) -> list[tuple[str, str, str]]:
     """Every (workload, model, mode) the edition promised: each model in each of the
     workload's modes; a reference baseline once, single-shot where the workload allows it."""
-    cells = []
+    cells: list[tuple[str, str, str]] = []
     for entry in manifest.workloads:
         if entry.id not in registration.workloads:
             continue
@@ -130,7 +130,7 @@ def check_run_logs(
                 report.expect(LOGS, True, file=rel)
                 record = seen[1]
                 completed = record is not None and record.status == RunStatus.completed
-                if published and completed and record.run_id not in graded:
+                if published and record is not None and completed and record.run_id not in graded:
                     report.fail(
                         LOGS,
                         file=rel,

@@ -7,12 +7,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ledgerrate.bundle_format import STATEMENT, SUMS
 from ledgerrate.edition import load_edition, registration_mismatches
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 from ledgerrate.layout import EditionPaths
 from ledgerrate.steps import Steps
-from ledgerrate.verify.bundle import STATEMENT, SUMS, open_bundle
+from ledgerrate.verify.bundle import open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
@@ -110,13 +111,13 @@ def verify_edition(
         return report
     problems = registration_mismatches(edition, lookup)
     report.checked["registration hashes"] += 1 + 5 * len(edition.manifest.workloads)
-    for problem in problems:
+    for mismatch in problems:
         report.fail(
             "registration hashes",
             file="registration.json",
             field="hash",
             expected="as registered",
-            found=problem.split(": ", 1)[-1],
+            found=mismatch.split(": ", 1)[-1],
         )
 
     # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.

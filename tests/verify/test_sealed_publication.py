@@ -18,8 +18,8 @@ import yaml
 from ledgerrate import seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
+from ledgerrate.publish.bundle import write_bundle
 from ledgerrate.publish.published import ensure_published
-from ledgerrate.verify.bundle import write_bundle
 from ledgerrate.verify.run import verify_path
 
 pytestmark = pytest.mark.slow

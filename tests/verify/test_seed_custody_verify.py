@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ledgerrate.cli import app
 from ledgerrate.generate.seed_loss import declare_seeds_lost
-from ledgerrate.verify.bundle import write_bundle
+from ledgerrate.publish.bundle import write_bundle
 from ledgerrate.verify.run import verify_path
 
 
