@@ -103,7 +103,9 @@ def test_unchanged_rebuild_does_nothing_and_a_change_rebuilds(
     monkeypatch.setattr(load_mod, "edition_results", results)
     engines: list[Path] = []
     real = build_mod.run_engine
-    monkeypatch.setattr(build_mod, "run_engine", lambda e, d, s: (engines.append(d), real(e, d, s)))
+    monkeypatch.setattr(
+        build_mod, "run_engine", lambda e, d, s, u=None: (engines.append(d), real(e, d, s, u))
+    )
     out = tmp_path / "out"
     build_mod.build_site(root, out)
     assert (len(calls), len(engines)) == (1, 1)
