@@ -149,9 +149,7 @@ class BoundedSqlSandbox:
         copy.chmod(0o444)
         self._denied: str | None = None
         self._deadline = math.inf
-        self._conn = sqlite3.connect(
-            f"{copy.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
+        self._conn = sqlite3.connect(self._uri(copy), uri=True, check_same_thread=False)
         # printf/format run on a private in-memory connection once their arguments are checked;
         # it has the same limits, and no data.
         self._formatter = sqlite3.connect(":memory:", check_same_thread=False)
@@ -168,6 +166,9 @@ class BoundedSqlSandbox:
             conn.create_function(name, -1, self._bounded_printf, deterministic=True)
         conn.set_authorizer(self._authorize)
         conn.set_progress_handler(self._progress, progress_every)
+
+    def _uri(self, copy: Path) -> str:
+        return f"{copy.resolve().as_uri()}?mode=ro"
 
     def _bounded_printf(self, *args: Any) -> Any:
         problem = printf_problem(args)

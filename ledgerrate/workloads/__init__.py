@@ -1,47 +1,23 @@
-"""The workload registry: an explicit tuple, so adding a workload version is one visible line.
+"""Workload versions (DESIGN.md §3): `base` says what one is, `catalogue` lists them all.
 
-Versions are never edited in place: a change to dataset design, prompt or pass criteria is a new
-module (`v2.py`) and a new line here (standard §7).
+`get`, `registry` and `WORKLOADS` are the catalogue's, loaded on first use: importing the
+package for `workloads.base` (as the frozen `sandbox/sql.py` does) must not import every
+workload, several of which import the sandbox back.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from ledgerrate.workloads.base import Workload
-from ledgerrate.workloads.execute_month_end import v1 as execute_month_end_v1
-from ledgerrate.workloads.execute_month_end import v2 as execute_month_end_v2
-from ledgerrate.workloads.extract_invoice import v1 as extract_invoice_v1
-from ledgerrate.workloads.extract_invoice import v2 as extract_invoice_v2
-from ledgerrate.workloads.generate_variance_commentary import v1 as generate_variance_commentary_v1
-from ledgerrate.workloads.query_nl2sql import v1 as query_nl2sql_v1
-from ledgerrate.workloads.query_nl2sql import v2 as query_nl2sql_v2
-from ledgerrate.workloads.reconcile_ledger import v1 as reconcile_ledger_v1
-from ledgerrate.workloads.synthesize_board_brief import v1 as synthesize_board_brief_v1
-from ledgerrate.workloads.triage_ap_inbox import v1 as triage_ap_inbox_v1
+if TYPE_CHECKING:
+    from ledgerrate.workloads.catalogue import WORKLOADS, get, registry
 
-WORKLOADS: tuple[Workload, ...] = (
-    extract_invoice_v1.WORKLOAD,
-    extract_invoice_v2.WORKLOAD,
-    triage_ap_inbox_v1.WORKLOAD,
-    reconcile_ledger_v1.WORKLOAD,
-    query_nl2sql_v1.WORKLOAD,
-    query_nl2sql_v2.WORKLOAD,
-    generate_variance_commentary_v1.WORKLOAD,
-    synthesize_board_brief_v1.WORKLOAD,
-    execute_month_end_v1.WORKLOAD,
-    execute_month_end_v2.WORKLOAD,
-)
+    __all__ = ["WORKLOADS", "get", "registry"]
 
 
-@cache
-def registry() -> dict[str, Workload]:
-    return {workload.id: workload for workload in WORKLOADS}
+def __getattr__(name: str) -> Any:
+    if name in {"WORKLOADS", "get", "registry"}:
+        from ledgerrate.workloads import catalogue
 
-
-def get(workload_id: str) -> Workload:
-    workloads = registry()
-    if workload_id not in workloads:
-        known = ", ".join(sorted(workloads))
-        raise KeyError(f"unknown workload {workload_id!r}; registered: {known}")
-    return workloads[workload_id]
+        return getattr(catalogue, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

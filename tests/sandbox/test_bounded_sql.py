@@ -24,6 +24,7 @@ from ledgerrate.sandbox.bounded_sql import (
     run_sql_tool,
     statement_kind,
 )
+from ledgerrate.sandbox.immutable_sql import ImmutableSqlSandbox
 from ledgerrate.synth import finance_db
 from ledgerrate.tools import ToolError
 
@@ -38,9 +39,10 @@ def db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return finance_db.materialise(data, tmp_path_factory.mktemp("db"))
 
 
-@pytest.fixture
-def box(db_path: Path):
-    with BoundedSqlSandbox(db_path, deadline_s=DEADLINE) as sandbox:
+# The v2 workloads' sandbox is the bounded one opened immutable: every bound holds for both.
+@pytest.fixture(params=[BoundedSqlSandbox, ImmutableSqlSandbox])
+def box(db_path: Path, request: pytest.FixtureRequest):
+    with request.param(db_path, deadline_s=DEADLINE) as sandbox:
         yield sandbox
 
 
