@@ -72,6 +72,7 @@ class OpenAIChat(HttpAdapter):
             timeout_s=self.spec.timeout_s,
             secret=self._key,
             describe_error=describe_error,
+            model_id=self.spec.id,
         )
         return parse_or_infra(FAMILY, status, data, parse_response)
 
@@ -188,6 +189,7 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         status=status,
         finish=finish,
         finish_field="finish_reason",
+        truncated=finish == "length",
     )
 
 

@@ -42,11 +42,13 @@ from ledgerrate.run.progress import CellProgress, CellSummary
 from ledgerrate.schema import (
     AttemptStart,
     Cost,
+    CostBasis,
     Mode,
     ModelSpec,
     ProviderFamily,
     RunRecord,
     RunStatus,
+    ServedModel,
     Usage,
 )
 from ledgerrate.workloads.base import Dataset, Item, Workload
@@ -154,8 +156,11 @@ class Runner:
         outside: bool,
         concurrency: int,
         allow_outside_window: bool,
+        served: dict[str, ServedModel] | None = None,
     ) -> None:
         self.edition = edition
+        # Self-hosted models: the weights their local server runs, copied into every record.
+        self.served = served or {}
         self.keys = keys
         self.secrets = [k for k in keys.values() if k]
         self.factory = factory
@@ -346,6 +351,8 @@ class Runner:
                 body=self.bodies[cell.spec.id],
             )
         usage_basis, cost_basis = rawlog.call_bases(result.calls)
+        if cell.spec.id in pricing.self_hosted:
+            cost_basis = CostBasis.compute  # server time × the declared instance price
         request, stored = result.request, None
         if cell.compact:
             request, stored = None, self.store.store(result.request)
@@ -369,6 +376,7 @@ class Runner:
             usage_basis=usage_basis,
             cost=sum((c.cost for c in result.calls), Cost()),
             cost_basis=cost_basis,
+            served_model=self.served.get(cell.spec.id),
         )
         return rawlog.seal(record, self.secrets), result
 

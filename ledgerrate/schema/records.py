@@ -126,6 +126,19 @@ class StoredRequest(Strict):
     )
 
 
+class ServedModel(Strict):
+    """The weights a self-hosted server ran (`ModelSpec.local`), so a reader can tell which file
+    produced the answers: its sha256 is taken from the file the server was started with."""
+
+    distribution: str = Field(description="Installed package that shipped the weights.")
+    version: str = Field(description="Version of that package.")
+    file: str = Field(description="The GGUF file inside the package.")
+    sha256: Sha256 = Field(description="sha256 of the GGUF file's bytes.")
+    runtime: str = Field(description="The server and its version, e.g. `llama-cpp-python 0.3.36`.")
+    n_ctx: int = Field(ge=1, description="Context size the server was started with.")
+    chat_format: str = Field(description="Chat format the server was started with.")
+
+
 class RunRecord(Strict):
     """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`.
 
@@ -181,6 +194,12 @@ class RunRecord(Strict):
     """`measured` only when every call's usage was provider-reported; `compute` for baselines."""
     cpu_seconds: float | None = Field(
         default=None, description="Process CPU time (reference baselines)."
+    )
+    served_model: ServedModel | None = Field(
+        default=None,
+        description="Self-hosted models only: the weights file the local server ran, with its "
+        "sha256.",
+        exclude_if=lambda v: v is None,
     )
 
     @model_validator(mode="after")

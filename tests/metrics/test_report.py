@@ -121,9 +121,7 @@ def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) 
 
     fake = types.ModuleType("ledgerrate.grade.spotcheck")
     fake.flags_for = lambda root: {  # type: ignore[attr-defined]
-        (build.WL, "cheap", "single-shot"): [
-            "judge–human disagreement > 10%: full manual regrade"
-        ],
+        (build.WL, "cheap", "single-shot"): ["judge–human disagreement > 10%: full manual regrade"],
         (build.WL, "big", "agentic"): ["sampled below 20%"],
     }
     monkeypatch.setitem(sys.modules, "ledgerrate.grade.spotcheck", fake)

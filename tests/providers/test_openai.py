@@ -233,7 +233,7 @@ def test_transport_failures_are_infra(kit: SimpleNamespace, exc: Exception) -> N
         raise exc
 
     err, _ = kit.call_with(F, boom)
-    assert type(err) is InfraError
+    assert isinstance(err, InfraError)
     assert err.status is None
     # Never chained: the httpx exception's request carries the key in a header.
     assert err.__cause__ is None and err.__context__ is None
