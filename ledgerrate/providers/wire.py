@@ -5,9 +5,9 @@ here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unpa
 `InfraError`; a request too long for the model's context → `ContextExceeded` (the model's
 failure, see `context.py`); any other non-2xx → `ConfigError` (a wrong key, model name or
 request is ours to fix, so the run stops instead of counting it against the model). Every
-string in an error that leaves an adapter (its text, the error body, a transport message quoting a URL) passes
-through `keys.redact`, and httpx exceptions are never chained (their `request` holds the key in a
-header), so a key cannot leak through a message, `raw`, or a traceback. A successful reply is
+string in an error that leaves an adapter (its text, the error body, a transport message
+quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
+`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a traceback. A successful reply is
 the model's output and is kept byte for byte: it cannot hold the key, which is sent only in a
 header.
 """
