@@ -7,9 +7,9 @@ failure, see `context.py`); any other non-2xx → `ConfigError` (a wrong key, mo
 request is ours to fix, so the run stops instead of counting it against the model). Every
 string in an error that leaves an adapter (its text, the error body, a transport message
 quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
-`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a traceback. A successful reply is
-the model's output and is kept byte for byte: it cannot hold the key, which is sent only in a
-header.
+`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
+traceback. A successful reply is the model's output and is kept byte for byte: it cannot hold
+the key, which is sent only in a header.
 """
 
 from __future__ import annotations
