@@ -142,14 +142,11 @@ def run(
             new_sitting=new_sitting,
         ),
     )
-    if summary.missing:
-        # Retries are spent and items still have no counted attempt: the cell is incomplete,
-        # which a script driving `run` must be able to see without parsing the summary.
-        err.print(
-            f"[red]error:[/red] {edition}: {summary.missing} item(s) still missing after "
-            "retries; run the same command again to retry them",
-            markup=True,
-        )
+    if summary.missing or summary.refused:
+        # Retries are spent and items still have no counted attempt, or a cell was refused: the
+        # edition is incomplete, which a script driving `run` must be able to see without
+        # parsing the summary.
+        err.print(f"[red]error:[/red] {edition}: {summary.left()}", markup=True)
         sys.exit(1)
 
 

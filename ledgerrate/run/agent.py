@@ -30,6 +30,7 @@ from ledgerrate.providers.base import (
     Message,
     ModelError,
     ProviderError,
+    TimedOut,
 )
 from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
@@ -76,6 +77,8 @@ class Attempt:
     failure: str | None = None
     retry_after: float | None = None
     rate_limited: bool = False
+    # The call got no complete reply within the model's timeout_s.
+    timed_out: bool = False
     # Set when the provider refused our configuration (bad key, unknown model): stops the run.
     config_error: ProviderError | None = None
 
@@ -177,6 +180,7 @@ async def _call(
             attempt.failure = f"infra: {type(exc).__name__}: {exc}"
             attempt.retry_after = getattr(exc, "retry_after", None)
             attempt.rate_limited = status == 429 or type(exc).__name__ == "RateLimited"
+            attempt.timed_out = isinstance(exc, (TimedOut, httpx.TimeoutException))
         else:
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"

@@ -72,12 +72,23 @@ class CellSummary:
     infra_excluded: int = 0
     spend_usd: Decimal = Decimal(0)
     missing: list[str] = field(default_factory=list)
+    # Of `missing`: items left after timing out `RetryPolicy.max_timeouts` times.
+    timed_out: list[str] = field(default_factory=list)
+    timeout_s: float | None = None
+    # Set when the cell was not run at all, with the one-line reason (e.g. tools dropped).
+    refused: str | None = None
     already_complete: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload}/{self.model}/{self.mode}"
 
     def line(self) -> str:
         head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
         if self.already_complete:
             return f"{head}: complete; --new-sitting to re-run"
+        if self.refused:
+            return f"{head}: not run: {self.refused}"
         text = f"{head}: {self.finished}/{self.items} finished, {usd(self.spend_usd)} spent"
         if self.infra_excluded:
             text += f", {self.infra_excluded} infra-excluded attempt(s)"
@@ -91,13 +102,40 @@ class RunSummary:
     edition: str
     outside_window: bool
     cells: list[CellSummary]
+    # One line per tools probe sent (infrastructure spend), printed before the cells.
+    probes: list[str] = field(default_factory=list)
 
     @property
     def missing(self) -> int:
         return sum(len(c.missing) for c in self.cells)
 
+    @property
+    def refused(self) -> list[CellSummary]:
+        return [c for c in self.cells if c.refused]
+
     def lines(self) -> list[str]:
-        lines = [c.line() for c in self.cells]
-        if self.missing:
-            lines.append(f"{self.missing} item(s) missing: run again to retry them")
+        lines = [*self.probes, *(c.line() for c in self.cells)]
+        left = self.left()
+        if left:
+            lines.append(left)
         return lines
+
+    def left(self) -> str:
+        """One line naming what is left undone, cell by cell, and what would finish it."""
+        parts = []
+        for c in self.cells:
+            if c.refused:
+                parts.append(f"{c.key} (all {c.items} items: not run, see above)")
+            elif c.missing:
+                part = f"{c.key}: {', '.join(sorted(c.missing))}"
+                if c.timed_out:
+                    limit = f" at {c.timeout_s:g} s" if c.timeout_s is not None else ""
+                    part += (
+                        f" ({len(c.timed_out)} left after repeated timeouts{limit}: raise "
+                        f"models[{c.model}].timeout_s in edition.yaml)"
+                    )
+                parts.append(part)
+        if not parts:
+            return ""
+        items = self.missing + sum(c.items for c in self.cells if c.refused)
+        return f"left undone: {items} item(s): " + "; ".join(parts) + "; run again to retry them"

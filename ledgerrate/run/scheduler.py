@@ -165,6 +165,7 @@ def run_edition(
     )
     runner.execute(cells, transport=transport, console=console, show_progress=show_progress)
     summary = RunSummary(edition.manifest.id, outside, [c.summary for c in cells])
+    summary.probes = [p.line() for p in runner.probes]
     for line in summary.lines():
         console.print(line, markup=False)
     return summary

@@ -209,6 +209,30 @@ class RunRecord(Strict):
         return self
 
 
+class ProbeRecord(Strict):
+    """A line of `probes/<model>.jsonl`: the check, before a model's first agentic cell, that
+    its endpoint really hands the tools to the model (a server may drop `tools` silently).
+
+    Its spend is infrastructure: it is no item's attempt and never enters a cell's CPO.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    model: Slug
+    """The model probed."""
+    kind: Literal["tools"] = Field(default="tools", description="What was probed.")
+    started_at: dt.datetime
+    """When the probe started (UTC)."""
+    tools_received: bool = Field(description="Whether the tools were shown to reach the model.")
+    evidence: str = Field(description="Why, in one line (token counts, a tool call).")
+    calls: list[CallRecord] = Field(description="The probe's calls: without, then with a tool.")
+    usage: Usage = Field(default_factory=Usage, description="Sum over calls.")
+    cost: Cost = Field(default_factory=Cost, description="Infrastructure spend of the probe.")
+    spend: Literal["infrastructure"] = Field(
+        default="infrastructure", description="Whose spend this is: never a cell's."
+    )
+
+
 class AttemptStart(Strict):
     """A line of `runs/<workload>/<model>/<mode>.started`: one request about to leave.
 
