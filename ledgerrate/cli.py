@@ -182,11 +182,14 @@ def grade(
 def results(
     edition: EditionDir,
     as_json: Annotated[bool, typer.Option("--json", help="Emit results.json to stdout.")] = False,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every figure per cell (16 columns, ~230 wide).")
+    ] = False,
 ) -> None:
-    """The per-cell table and derived indices."""
+    """The per-cell table (compact: model, mode, pass rate, CPO, status) and derived indices."""
     from ledgerrate.metrics.report import print_results
 
-    print_results(edition, as_json=as_json)
+    print_results(edition, as_json=as_json, wide=wide)
 
 
 @seeds_app.command("release")

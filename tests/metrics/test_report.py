@@ -133,3 +133,23 @@ def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) 
         "judge–human disagreement > 10%: full manual regrade"
     ]
     assert flags[("big", "agentic")] == ["sampled below 20%"]
+
+
+def test_the_default_table_fits_100_columns_and_wide_shows_everything(
+    edition, lookup, capsys
+) -> None:
+    print_results(edition, as_json=False, lookup=lookup)
+    compact = capsys.readouterr().out
+    lines = compact.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    header = next(line for line in lines if "pass rate" in line and "status" in line)
+    for name in ("model", "mode", "pass rate [95% CI]", "CPO [95% CI]", "status"):
+        assert name in header
+    assert "tokens in/out" not in compact
+    # each cell on one line: its model, mode, pass rate and interval side by side
+    assert any("cheap" in line and "single-shot" in line and "13/15" in line for line in lines)
+    print_results(edition, as_json=False, lookup=lookup, wide=True)
+    wide = capsys.readouterr().out
+    for name in ("tokens in/out", "latency p50/p90", "infra (spend)", "cost/attempt", "basis"):
+        assert name in wide
+    assert max(len(line) for line in wide.splitlines()) > 100

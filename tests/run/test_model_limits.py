@@ -145,7 +145,7 @@ def test_timeouts_are_bounded_and_the_run_names_what_is_left(edition_factory, lo
             n=2,
         )
         register_edition(root, lookup=lookup)
-        summary, out = _run(root, lookup, modes=["single-shot"])
+        _summary, out = _run(root, lookup, modes=["single-shot"])
     recs = _records(root)
     assert len(recs) == 2 * FAST.max_timeouts  # two tries per item, not max_attempts
     assert all(r.status == "infra_excluded" for r in recs)
