@@ -28,6 +28,10 @@ seeds_app = typer.Typer(help="Seed commitments and releases.", no_args_is_help=T
 spotcheck_app = typer.Typer(help="Human spot-checks of judged runs.", no_args_is_help=True)
 app.add_typer(seeds_app, name="seeds")
 app.add_typer(spotcheck_app, name="spotcheck")
+local_app = typer.Typer(
+    help="The local server of a self-hosted model (extra `local`).", no_args_is_help=True
+)
+app.add_typer(local_app, name="local-server")
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -239,6 +243,53 @@ def spotcheck_import(
 
     for line in import_grades(edition, csv):
         typer.echo(line)
+
+
+def _local_spec(edition: Path, model: str) -> Any:
+    from ledgerrate.edition import load_edition
+
+    manifest = load_edition(edition).manifest
+    try:
+        spec = manifest.model(model)
+    except KeyError:
+        known = ", ".join(m.id for m in [*manifest.models, *manifest.judges] if m.local)
+        raise UsageProblem(
+            f"MODEL {model!r}: not in {edition}/edition.yaml; local models there: {known or 'none'}"
+        ) from None
+    if spec.local is None:
+        raise UsageProblem(
+            f"MODEL {model!r}: edition.yaml gives it no `local:` section, so it is not served here"
+        )
+    return spec
+
+
+@local_app.command("start")
+@friendly
+def local_start(
+    edition: EditionDir, model: Annotated[str, typer.Argument(help="A model id with `local:`.")]
+) -> None:
+    """Start llama.cpp's OpenAI-compatible server for MODEL (127.0.0.1, its base_url's port)."""
+    from ledgerrate.providers import local
+
+    spec = _local_spec(edition, model)
+    served = local.start(spec)
+    typer.echo(
+        f"serving {model} at {spec.base_url}: {served.file} ({served.distribution} "
+        f"{served.version}, sha256 {served.sha256}), n_ctx {served.n_ctx}, chat format "
+        f"{served.chat_format}, {served.runtime}"
+    )
+
+
+@local_app.command("stop")
+@friendly
+def local_stop(
+    edition: EditionDir, model: Annotated[str, typer.Argument(help="A model id with `local:`.")]
+) -> None:
+    """Stop the server `local-server start` started for MODEL."""
+    from ledgerrate.providers import local
+
+    spec = _local_spec(edition, model)
+    typer.echo(f"stopped {model}" if local.stop(spec) else f"no server recorded for {model}")
 
 
 @app.command()
