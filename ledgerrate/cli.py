@@ -150,7 +150,13 @@ def run(
         # Retries are spent and items still have no counted attempt, or a cell was refused: the
         # edition is incomplete, which a script driving `run` must be able to see without
         # parsing the summary.
-        err.print(f"[red]error:[/red] {edition}: {summary.left()}", markup=True)
+        refused = f", {len(summary.refused)} cell(s) refused" if summary.refused else ""
+        err.print(
+            f"[red]error:[/red] {edition}: {summary.missing} item(s) still missing after "
+            f"retries{refused} (the line above names them); run the same command again to "
+            "retry them",
+            markup=True,
+        )
         sys.exit(1)
 
 
