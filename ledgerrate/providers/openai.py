@@ -10,6 +10,8 @@ Choices made where the API leaves room:
 - Tool arguments arrive as a JSON string. Arguments that are not a JSON object are the model's
   bad output: `ModelError` (a model failure, with the call's usage), never a crash and never a
   silent `{}`. Only an empty string is read as "no arguments", as some servers send it.
+- With tools, `tool_choice: "auto"` (the API's default) is sent explicitly, since some
+  compatible servers drop the tools without it; an edition may override it in `sampling`.
 - A tool result's `is_error` has no field in this family; the model sees the output text only,
   exactly as the runner recorded it.
 """
@@ -59,6 +61,10 @@ class OpenAIChat(HttpAdapter):
             body["max_tokens"] = self.spec.max_output_tokens
         if request.tools:
             body["tools"] = [tool_schema(t) for t in request.tools]
+            # OpenAI's default when tools are sent, said explicitly: llama-cpp-python's
+            # tool-calling template (0.3.36) leaves the tools out of the prompt unless the
+            # request names a tool_choice.
+            body["tool_choice"] = "auto"
         return merge_sampling(body, self.spec.sampling, PROTECTED)
 
     async def complete(self, request: CompletionRequest) -> Completion:
@@ -98,8 +104,11 @@ def build_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]
         elif m.role == "assistant":
             turn: dict[str, Any] = {"role": "assistant", "content": m.content}
             if m.tool_calls:
-                # The API wants null content beside tool calls when the model said nothing.
-                turn["content"] = m.content or None
+                # Content is optional beside tool calls: left out when the model said nothing.
+                # (null is what OpenAI documents, but llama-cpp-python's server refuses a null
+                # content with HTTP 500; an absent one every compatible server accepts.)
+                if not m.content:
+                    del turn["content"]
                 turn["tool_calls"] = [
                     {
                         "id": c.id,

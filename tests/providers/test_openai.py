@@ -178,8 +178,8 @@ def test_request_shape(kit: SimpleNamespace) -> None:
         {"role": "system", "content": "You are an accounts-payable clerk."},
         {"role": "user", "content": "Total?"},
         {
+            # no content beside the tool call: llama-cpp-python refuses a null one
             "role": "assistant",
-            "content": None,
             "tool_calls": [
                 {
                     "id": "call_1",
@@ -200,6 +200,8 @@ def test_request_shape(kit: SimpleNamespace) -> None:
             },
         }
     ]
+    # said explicitly: llama-cpp-python's tool template drops the tools without it
+    assert body["tool_choice"] == "auto"
 
 
 def test_max_completion_tokens_in_sampling_replaces_max_tokens(kit: SimpleNamespace) -> None:
