@@ -104,11 +104,9 @@ def build_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]
         elif m.role == "assistant":
             turn: dict[str, Any] = {"role": "assistant", "content": m.content}
             if m.tool_calls:
-                # Content is optional beside tool calls: left out when the model said nothing.
-                # (null is what OpenAI documents, but llama-cpp-python's server refuses a null
-                # content with HTTP 500; an absent one every compatible server accepts.)
-                if not m.content:
-                    del turn["content"]
+                # The text as it was, "" when the model said nothing: OpenAI also takes null
+                # there, but llama-cpp-python's server answers HTTP 500 to a null or an absent
+                # content (its schema wants a string, its template reads the field).
                 turn["tool_calls"] = [
                     {
                         "id": c.id,

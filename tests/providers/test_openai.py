@@ -178,8 +178,9 @@ def test_request_shape(kit: SimpleNamespace) -> None:
         {"role": "system", "content": "You are an accounts-payable clerk."},
         {"role": "user", "content": "Total?"},
         {
-            # no content beside the tool call: llama-cpp-python refuses a null one
+            # "" beside the tool call: llama-cpp-python refuses a null or absent content
             "role": "assistant",
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",
