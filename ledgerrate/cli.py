@@ -60,6 +60,10 @@ seeds_app = typer.Typer(help="Seed commitments and releases.", no_args_is_help=T
 spotcheck_app = typer.Typer(help="Human spot-checks of judged runs.", no_args_is_help=True)
 app.add_typer(seeds_app, name="seeds")
 app.add_typer(spotcheck_app, name="spotcheck")
+local_app = typer.Typer(
+    help="The local server of a self-hosted model (extra `local`).", no_args_is_help=True
+)
+app.add_typer(local_app, name="local-server")
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -179,12 +183,15 @@ def run(
             new_sitting=new_sitting,
         ),
     )
-    if summary.missing:
-        # Retries are spent and items still have no counted attempt: the cell is incomplete,
-        # which a script driving `run` must be able to see without parsing the summary.
+    if summary.missing or summary.refused:
+        # Retries are spent and items still have no counted attempt, or a cell was refused: the
+        # edition is incomplete, which a script driving `run` must be able to see without
+        # parsing the summary.
+        refused = f", {len(summary.refused)} cell(s) refused" if summary.refused else ""
         err.print(
             f"[red]error:[/red] {edition}: {summary.missing} item(s) still missing after "
-            "retries; run the same command again to retry them",
+            f"retries{refused} (the line above names them); run the same command again to "
+            "retry them",
             markup=True,
         )
         sys.exit(1)
@@ -225,11 +232,14 @@ def grade(
 def results(
     edition: EditionDir,
     as_json: Annotated[bool, typer.Option("--json", help="Emit results.json to stdout.")] = False,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every figure per cell (16 columns, ~230 wide).")
+    ] = False,
 ) -> None:
-    """The per-cell table and derived indices."""
+    """The per-cell table (compact: model, mode, pass rate, CPO, status) and derived indices."""
     from ledgerrate.metrics.report import print_results
 
-    print_results(edition, as_json=as_json)
+    print_results(edition, as_json=as_json, wide=wide)
 
 
 @seeds_app.command("release")
@@ -279,6 +289,53 @@ def spotcheck_import(
 
     for line in import_grades(edition, csv):
         typer.echo(line)
+
+
+def _local_spec(edition: Path, model: str) -> Any:
+    from ledgerrate.edition import load_edition
+
+    manifest = load_edition(edition).manifest
+    try:
+        spec = manifest.model(model)
+    except KeyError:
+        known = ", ".join(m.id for m in [*manifest.models, *manifest.judges] if m.local)
+        raise UsageProblem(
+            f"MODEL {model!r}: not in {edition}/edition.yaml; local models there: {known or 'none'}"
+        ) from None
+    if spec.local is None:
+        raise UsageProblem(
+            f"MODEL {model!r}: edition.yaml gives it no `local:` section, so it is not served here"
+        )
+    return spec
+
+
+@local_app.command("start")
+@friendly
+def local_start(
+    edition: EditionDir, model: Annotated[str, typer.Argument(help="A model id with `local:`.")]
+) -> None:
+    """Start llama.cpp's OpenAI-compatible server for MODEL (127.0.0.1, its base_url's port)."""
+    from ledgerrate.providers import local
+
+    spec = _local_spec(edition, model)
+    served = local.start(spec)
+    typer.echo(
+        f"serving {model} at {spec.base_url}: {served.file} ({served.distribution} "
+        f"{served.version}, sha256 {served.sha256}), n_ctx {served.n_ctx}, chat format "
+        f"{served.chat_format}, {served.runtime}"
+    )
+
+
+@local_app.command("stop")
+@friendly
+def local_stop(
+    edition: EditionDir, model: Annotated[str, typer.Argument(help="A model id with `local:`.")]
+) -> None:
+    """Stop the server `local-server start` started for MODEL."""
+    from ledgerrate.providers import local
+
+    spec = _local_spec(edition, model)
+    typer.echo(f"stopped {model}" if local.stop(spec) else f"no server recorded for {model}")
 
 
 @app.command()

@@ -58,6 +58,31 @@ def compute_cost(cpu_seconds: float, pricing: PricingTable) -> Cost:
     return Cost(compute_usd=usd)
 
 
+def self_hosted_cost(server_seconds: float, pricing: PricingTable, model_id: str) -> Cost:
+    """A self-hosted model's call: its measured server time × the declared instance price.
+
+    Compute, like the reference baselines, never a token price: nobody sells these tokens.
+    """
+    instance = pricing.self_hosted.get(model_id)
+    if instance is None:
+        raise UsageProblem(
+            f"pricing.yaml has no `self_hosted:` price for model {model_id!r}; a locally served "
+            "model is costed by server time × the instance's hourly price"
+        )
+    seconds = Decimal(str(round(server_seconds, 6)))
+    usd = (seconds * instance.hour_usd / Decimal(3600)).quantize(
+        COMPUTE_QUANTUM, rounding=ROUND_HALF_EVEN
+    )
+    return Cost(compute_usd=usd)
+
+
+def call_cost(usage: Usage, server_seconds: float, pricing: PricingTable, model_id: str) -> Cost:
+    """One call's cost: compute for a self-hosted model, tokens at list price otherwise."""
+    if model_id in pricing.self_hosted:
+        return self_hosted_cost(server_seconds, pricing, model_id)
+    return usage_cost(usage, pricing, model_id)
+
+
 def estimate_usage(prompt_chars: int, output_chars: int) -> Usage:
     """Used only when a provider reports nothing; the record's basis is then `estimate`."""
     return Usage(input_tokens=-(-prompt_chars // 4), output_tokens=-(-output_chars // 4))

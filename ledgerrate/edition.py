@@ -166,6 +166,13 @@ def pricing_problems(edition: Edition) -> list[str]:
                     f"{edition.paths.pricing}: model {spec.id!r} is a reference baseline, costed "
                     "by CPU time; add `compute:` with vcpu_hour_usd and its source"
                 )
+        elif spec.local is not None:
+            if spec.id not in edition.pricing.self_hosted:
+                problems.append(
+                    f"{edition.paths.pricing}: model {spec.id!r} is served locally, costed by "
+                    "server time; add it under `self_hosted:` with instance, hour_usd, "
+                    "assumption, source_url and retrieved_at"
+                )
         elif spec.id not in priced:
             problems.append(
                 f"{edition.paths.pricing}: no price for model {spec.id!r}; add it under `models:`"

@@ -71,6 +71,10 @@ class EditionPaths:
     def spotcheck_sample(self, workload: str) -> Path:
         return self.root / "spotchecks" / f"{workload}.sample.json"
 
+    def probes(self, model: str) -> Path:
+        """Tool probes of a model (infrastructure spend, outside every cell)."""
+        return self.root / "probes" / f"{model}.jsonl"
+
     def reproductions(self, workload: str, model: str, mode: str) -> Path:
         return self.root / "reproductions" / workload / model / f"{mode}.jsonl"
 

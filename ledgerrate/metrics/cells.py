@@ -119,6 +119,16 @@ def mean_diagnostics(items: pd.DataFrame) -> dict[str, float]:
     return {name: float(np.mean(v)) for name, v in sorted(values.items())}
 
 
+def failures_coded(items: pd.DataFrame, code: str) -> int:
+    """Model failures whose reason opens with `code` (`truncated`, `context_exceeded`): the
+    runner writes the reason code first, so a reader can tell a cut-off or an over-long request
+    from a bad answer."""
+    if items.empty or "failure" not in items:
+        return 0
+    failed = items[items["status"] == "model_failure"]["failure"]
+    return int(sum(isinstance(f, str) and f.split(":", 1)[0] == code for f in failed))
+
+
 def _latency(items: pd.DataFrame, q: float) -> float | None:
     return None if items.empty else float(np.percentile(items["latency_s"].astype(float), q))
 
@@ -193,6 +203,8 @@ def cell_result(
         n=n,
         completed=int((items["status"] == "completed").sum()),
         model_failures=int((items["status"] == "model_failure").sum()),
+        truncated=failures_coded(items, "truncated"),
+        context_exceeded=failures_coded(items, "context_exceeded"),
         missing=missing,
         passes=passes,
         pending_judge=pending,

@@ -1,4 +1,8 @@
-"""`ledgerrate results` as rich tables: one per workload, then its derived indices."""
+"""`ledgerrate results` as rich tables: one per workload, then its derived indices.
+
+The default table is compact (model, mode, pass rate, CPO, status), built to fit a
+100-column terminal; `--wide` shows every figure (16 columns, about 230 wide).
+"""
 
 from __future__ import annotations
 
@@ -52,6 +56,58 @@ def _status(cell: CellResult) -> str:
     return "; ".join(parts)
 
 
+def _short_status(cell: CellResult) -> str:
+    """The status in a few words; the reasons behind it are in `--wide` and on the pages."""
+    if cell.void:
+        return "VOID (see --wide)"
+    if cell.pending_judge:
+        return "awaiting judge"
+    parts = ["reference" if cell.is_reference else ("qualifies" if cell.qualifying else "no")]
+    if cell.missing:
+        parts.append(f"{cell.missing} missing")
+    if cell.truncated:
+        parts.append(f"{cell.truncated} cut off")
+    if cell.context_exceeded:
+        parts.append(f"{cell.context_exceeded} over context")
+    if cell.flags:
+        parts.append(f"{len(cell.flags)} flag{'s' if len(cell.flags) > 1 else ''}")
+    return "; ".join(parts)
+
+
+def _short_rate(cell: CellResult) -> str:
+    if cell.pending_judge or cell.pass_rate is None:
+        return "—"
+    return f"{cell.passes}/{cell.n} {cell.pass_rate:.2f} {span(cell.pass_rate_ci)}"
+
+
+def _short_cpo(cell: CellResult) -> str:
+    if cell.pending_judge:
+        return "—"
+    if cell.cpo_usd is None:
+        return NO_OUTCOME if cell.n else "—"
+    ci = cell.cpo_ci
+    return usd_interval(cell.cpo_usd, ci.lo if ci else None, ci.hi if ci else None, "outcomes")
+
+
+def compact_table(result: WorkloadResult) -> Table:
+    """Model, mode, pass rate [95% CI], CPO [95% CI], status: fits 100 columns."""
+    n = max((c.n + c.missing for c in result.cells), default=0)
+    table = Table(
+        title=f"{result.workload} — {result.title}",
+        caption=f"small sample: n = {n} items per cell; 95% intervals; --wide for all figures",
+        show_lines=False,
+        pad_edge=False,
+    )
+    table.add_column("model", overflow="fold", max_width=22)
+    table.add_column("mode", no_wrap=True)
+    table.add_column("pass rate [95% CI]", no_wrap=True)
+    table.add_column("CPO [95% CI]", overflow="fold", max_width=30)
+    table.add_column("status", overflow="fold", max_width=24)
+    for c in result.cells:
+        table.add_row(c.model, str(c.mode), _short_rate(c), _short_cpo(c), _short_status(c))
+    return table
+
+
 def cell_table(result: WorkloadResult) -> Table:
     n = max((c.n + c.missing for c in result.cells), default=0)
     table = Table(
@@ -73,7 +129,9 @@ def cell_table(result: WorkloadResult) -> Table:
             f"{c.sitting}{others}",
             str(c.n),
             str(c.completed),
-            str(c.model_failures),
+            f"{c.model_failures}"
+            + (f" ({c.truncated} cut off)" if c.truncated else "")
+            + (f" ({c.context_exceeded} over context)" if c.context_exceeded else ""),
             str(c.missing),
             f"{c.infra_excluded_attempts} ({usd(c.infra_excluded_usd)})",
             _rate(c),
@@ -132,15 +190,16 @@ def indices_lines(result: WorkloadResult) -> list[str]:
     return lines
 
 
-def print_tables(results: EditionResults, console: Console) -> None:
+def print_tables(results: EditionResults, console: Console, *, wide: bool = False) -> None:
     console.print(
         f"{results.brand} · methodology v{results.methodology_version} · edition "
         f"{results.edition} ({results.date}) · quality bar {results.quality_bar:.2f} · "
         f"bootstrap seed {results.bootstrap_seed}, {results.bootstrap_reps} resamples",
+        soft_wrap=False,
         markup=False,
     )
     for workload in results.workloads:
         console.print()
-        console.print(cell_table(workload))
+        console.print(cell_table(workload) if wide else compact_table(workload))
         for line in indices_lines(workload):
             console.print(line, markup=False, highlight=False)

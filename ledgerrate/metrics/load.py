@@ -20,7 +20,7 @@ RUN_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning",
+    "reasoning", "failure",
 ]  # fmt: skip
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
@@ -85,6 +85,7 @@ def run_row(record: RunRecord) -> dict[str, object]:
         "cache_write": u.cache_write_tokens,
         "output": u.output_tokens,
         "reasoning": u.reasoning_tokens,
+        "failure": record.failure,
     }
 
 

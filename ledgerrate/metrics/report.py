@@ -26,12 +26,18 @@ def edition_results(
     return compute_results(load_inputs(Path(edition_dir)), lookup or meta.registry_meta, reps)
 
 
-def print_results(edition_dir: Path, as_json: bool, lookup: MetaLookup | None = None) -> None:
-    """The `results` command: rich tables, or with `as_json` the `EditionResults` as JSON."""
+def print_results(
+    edition_dir: Path, as_json: bool, lookup: MetaLookup | None = None, *, wide: bool = False
+) -> None:
+    """The `results` command: rich tables (compact, or every figure with `wide`), or with
+    `as_json` the `EditionResults` as JSON."""
     results = edition_results(edition_dir, lookup)
     if as_json:
         sys.stdout.write(results.model_dump_json(indent=2) + "\n")
         return
     console = Console()
-    # The table is wide; when piped (no terminal to measure) give it room instead of 80 columns.
-    print_tables(results, console if console.is_terminal else Console(width=220))
+    if not console.is_terminal:
+        # Piped: no terminal to measure. The compact table is made for 100 columns; the wide
+        # one needs about 230.
+        console = Console(width=230 if wide else 100)
+    print_tables(results, console, wide=wide)

@@ -71,6 +71,7 @@ class AnthropicMessages(HttpAdapter):
             timeout_s=self.spec.timeout_s,
             secret=self._key,
             describe_error=describe_error,
+            model_id=self.spec.id,
         )
         return parse_or_infra(FAMILY, status, data, parse_response)
 
@@ -148,6 +149,7 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         status=status,
         finish=stop,
         finish_field="stop_reason",
+        truncated=stop == "max_tokens",
     )
 
 

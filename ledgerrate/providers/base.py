@@ -53,6 +53,9 @@ class Completion:
     usage: Usage | None
     http_status: int
     finish_reason: str | None = None
+    # The output stopped at the output cap (`length`, `max_tokens`, `MAX_TOKENS`): the answer
+    # is cut off, which the runner records as a truncated model failure, never a completion.
+    truncated: bool = False
 
 
 class ProviderError(Exception):
@@ -80,12 +83,34 @@ class InfraError(ProviderError):
         self.retry_after = retry_after
 
 
+class TimedOut(InfraError):
+    """No complete reply within the model's `timeout_s`: re-run, but only a bounded number of
+    times per item, since a call that is slow once is usually slow again."""
+
+
 class RateLimited(InfraError):
     """429: the scheduler lowers the provider's concurrency and honours Retry-After."""
 
 
 class ModelError(ProviderError):
     """The model's fault (refusal, empty output, content filter): a model failure, no retry."""
+
+
+class ContextExceeded(ModelError):
+    """The request does not fit the model's context: the model cannot take the job, which the
+    standard counts as its failure (never retried, never a stopped run)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        requested_tokens: int | None = None,
+        context_tokens: int | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(message, **kw)
+        self.requested_tokens = requested_tokens
+        self.context_tokens = context_tokens
 
 
 class Provider(Protocol):

@@ -100,6 +100,7 @@ class GeminiGenerate(HttpAdapter):
             timeout_s=self.spec.timeout_s,
             secret=self._key,
             describe_error=describe_error,
+            model_id=self.spec.id,
         )
         return parse_or_infra(FAMILY, status, data, parse_response)
 
@@ -207,6 +208,7 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         status=status,
         finish=finish,
         finish_field="finishReason",
+        truncated=finish == "MAX_TOKENS",
     )
 
 

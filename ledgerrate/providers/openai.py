@@ -10,6 +10,8 @@ Choices made where the API leaves room:
 - Tool arguments arrive as a JSON string. Arguments that are not a JSON object are the model's
   bad output: `ModelError` (a model failure, with the call's usage), never a crash and never a
   silent `{}`. Only an empty string is read as "no arguments", as some servers send it.
+- With tools, `tool_choice: "auto"` (the API's default) is sent explicitly, since some
+  compatible servers drop the tools without it; an edition may override it in `sampling`.
 - A tool result's `is_error` has no field in this family; the model sees the output text only,
   exactly as the runner recorded it.
 """
@@ -59,6 +61,10 @@ class OpenAIChat(HttpAdapter):
             body["max_tokens"] = self.spec.max_output_tokens
         if request.tools:
             body["tools"] = [tool_schema(t) for t in request.tools]
+            # OpenAI's default when tools are sent, said explicitly: llama-cpp-python's
+            # tool-calling template (0.3.36) leaves the tools out of the prompt unless the
+            # request names a tool_choice.
+            body["tool_choice"] = "auto"
         return merge_sampling(body, self.spec.sampling, PROTECTED)
 
     async def complete(self, request: CompletionRequest) -> Completion:
@@ -72,6 +78,7 @@ class OpenAIChat(HttpAdapter):
             timeout_s=self.spec.timeout_s,
             secret=self._key,
             describe_error=describe_error,
+            model_id=self.spec.id,
         )
         return parse_or_infra(FAMILY, status, data, parse_response)
 
@@ -97,8 +104,9 @@ def build_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]
         elif m.role == "assistant":
             turn: dict[str, Any] = {"role": "assistant", "content": m.content}
             if m.tool_calls:
-                # The API wants null content beside tool calls when the model said nothing.
-                turn["content"] = m.content or None
+                # The text as it was, "" when the model said nothing: OpenAI also takes null
+                # there, but llama-cpp-python's server answers HTTP 500 to a null or an absent
+                # content (its schema wants a string, its template reads the field).
                 turn["tool_calls"] = [
                     {
                         "id": c.id,
@@ -188,6 +196,7 @@ def parse_response(data: dict[str, Any], status: int) -> Completion:
         status=status,
         finish=finish,
         finish_field="finish_reason",
+        truncated=finish == "length",
     )
 
 

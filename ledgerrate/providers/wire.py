@@ -2,13 +2,14 @@
 
 The three families differ in shapes, not in how a failure is judged, so the judgement lives
 here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unparseable bodies →
-`InfraError`; any other non-2xx → `ConfigError` (a wrong key, model name or request is ours to
-fix, so the run stops instead of counting it against the model). Every string that leaves an
-error that leaves an adapter (its text, the error body, a transport message quoting a URL) passes
-through `keys.redact`, and httpx exceptions are never chained (their `request` holds the key in a
-header), so a key cannot leak through a message, `raw`, or a traceback. A successful reply is
-the model's output and is kept byte for byte: it cannot hold the key, which is sent only in a
-header.
+`InfraError`; a request too long for the model's context → `ContextExceeded` (the model's
+failure, see `context.py`); any other non-2xx → `ConfigError` (a wrong key, model name or
+request is ours to fix, so the run stops instead of counting it against the model). Every
+string in an error that leaves an adapter (its text, the error body, a transport message
+quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
+`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
+traceback. A successful reply is the model's output and is kept byte for byte: it cannot hold
+the key, which is sent only in a header.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from typing import Any, TypeVar
 import httpx
 
 from ledgerrate.keys import redact
-from ledgerrate.providers.base import Completion, InfraError, ModelError, ProviderError, RateLimited
+from ledgerrate.providers.base import (
+    Completion,
+    ContextExceeded,
+    InfraError,
+    ModelError,
+    ProviderError,
+    RateLimited,
+    TimedOut,
+)
+from ledgerrate.providers.context import overflow
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
@@ -170,6 +180,15 @@ def classify(
 ) -> ProviderError:
     """The error class for a non-2xx reply."""
     message = f"{family} HTTP {status}: {clip(detail.message) or 'no message'}"
+    over = overflow(status, raw, raw if isinstance(raw, str) else "")
+    if over is not None:
+        return ContextExceeded(
+            message,
+            requested_tokens=over.requested_tokens,
+            context_tokens=over.context_tokens,
+            status=status,
+            raw=raw,
+        )
     if status == 429 and not detail.quota_exhausted:
         wait = parse_retry_after(headers)
         return RateLimited(
@@ -209,6 +228,7 @@ async def post_json(
     timeout_s: float,
     secret: str,
     describe_error: Callable[[Any], ErrorDetail],
+    model_id: str = "",
 ) -> tuple[int, dict[str, Any]]:
     """POST `body`; return (status, JSON object) on 2xx, else raise a classified error.
 
@@ -221,7 +241,12 @@ async def post_json(
         async with asyncio.timeout(timeout_s):
             response = await client.post(url, json=body, headers=headers, timeout=timeout_s)
     except (TimeoutError, httpx.TimeoutException):
-        failure = InfraError(f"{family}: no complete response within {timeout_s:g} s")
+        # Name the setting: a slow self-hosted model needs a larger one, not a retry loop.
+        whose = f"models[{model_id}].timeout_s" if model_id else "the model's timeout_s"
+        failure = TimedOut(
+            f"{family}: no complete response within {timeout_s:g} s; raise {whose} in "
+            "edition.yaml if the model is just slow"
+        )
     except httpx.LocalProtocolError:
         # The request could not even be written (e.g. an empty or multi-line key in a header).
         # Its message quotes the offending header, so it is left out entirely.
@@ -284,15 +309,22 @@ def completion(
     status: int,
     finish: str | None,
     finish_field: str,
+    truncated: bool = False,
 ) -> Completion:
     """The parsed reply, or `ModelError` for the model's own bad output: tool calls that cannot
     be read, or no text and no call at all. Both are model failures (never retried), whatever
-    the finish reason, and keep the usage the reply reported."""
+    the finish reason, and keep the usage the reply reported.
+
+    A reply cut off at the output cap (`truncated`) is returned as it stands, even empty or with
+    a half-written tool call (dropped: its arguments end mid-JSON), so the runner can record it
+    as truncated rather than as bad output."""
     try:
         calls = parse_calls()
     except MalformedToolCall as exc:
-        raise ModelError(f"{family}: {exc}", status=status, raw=data, usage=usage) from None
-    if not text and not calls:
+        if not truncated:
+            raise ModelError(f"{family}: {exc}", status=status, raw=data, usage=usage) from None
+        calls = []
+    if not text and not calls and not truncated:
         raise ModelError(
             f"{family}: empty output ({finish_field} {finish!r})",
             status=status,
@@ -300,5 +332,11 @@ def completion(
             usage=usage,
         )
     return Completion(
-        text=text, tool_calls=calls, raw=data, usage=usage, http_status=status, finish_reason=finish
+        text=text,
+        tool_calls=calls,
+        raw=data,
+        usage=usage,
+        http_status=status,
+        finish_reason=finish,
+        truncated=truncated,
     )

@@ -20,15 +20,17 @@ from typing import Any
 
 import httpx
 
-from ledgerrate.cost import estimate_usage, usage_cost
+from ledgerrate.cost import call_cost, estimate_usage
 from ledgerrate.hashing import canonical_json
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
+    ContextExceeded,
     InfraError,
     Message,
     ModelError,
     ProviderError,
+    TimedOut,
 )
 from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
@@ -53,6 +55,9 @@ from ledgerrate.workloads.base import (
 )
 
 MAX_STEPS = 25  # standard §3: exceeding it is a failure
+# Reason codes that open a model failure's text (`RunRecord.failure`), read back by the metrics.
+CONTEXT_EXCEEDED = "context_exceeded"
+TRUNCATED = "truncated"
 
 Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 # An adapter's `request_body`: the exact JSON it sends (never holding the key).
@@ -72,6 +77,8 @@ class Attempt:
     failure: str | None = None
     retry_after: float | None = None
     rate_limited: bool = False
+    # The call got no complete reply within the model's timeout_s.
+    timed_out: bool = False
     # Set when the provider refused our configuration (bad key, unknown model): stops the run.
     config_error: ProviderError | None = None
 
@@ -136,6 +143,7 @@ async def _call(
     pricing: PricingTable,
     model_id: str,
     attempt: Attempt,
+    max_output: int = 0,
 ) -> Completion:
     """One priced, recorded call. Raises _Stop with `attempt` set when the attempt is over."""
     started = dt.datetime.now(dt.UTC)
@@ -158,10 +166,13 @@ async def _call(
                 usage=usage or Usage(),
                 # A failed call that reported nothing: its usage is unknown, not zero-measured.
                 usage_basis=UsageBasis.provider_reported if usage else UsageBasis.none,
-                cost=usage_cost(usage or Usage(), pricing, model_id),
+                cost=call_cost(usage or Usage(), latency, pricing, model_id),
             )
         )
-        if isinstance(exc, ModelError):
+        if isinstance(exc, ContextExceeded):
+            attempt.status = RunStatus.model_failure
+            attempt.failure = context_failure(exc, prompt_chars(request))
+        elif isinstance(exc, ModelError):
             attempt.status = RunStatus.model_failure
             attempt.failure = f"model_error: {exc}"
         elif isinstance(exc, (InfraError, httpx.TimeoutException, httpx.TransportError)):
@@ -169,6 +180,7 @@ async def _call(
             attempt.failure = f"infra: {type(exc).__name__}: {exc}"
             attempt.retry_after = getattr(exc, "retry_after", None)
             attempt.rate_limited = status == 429 or type(exc).__name__ == "RateLimited"
+            attempt.timed_out = isinstance(exc, (TimedOut, httpx.TimeoutException))
         else:
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"
@@ -188,10 +200,36 @@ async def _call(
             response=completion.raw,
             usage=usage,
             usage_basis=basis,
-            cost=usage_cost(usage, pricing, model_id),
+            cost=call_cost(usage, latency, pricing, model_id),
         )
     )
+    if completion.truncated:
+        # Cut off at the output cap: what the model wrote is kept as its answer, but the
+        # attempt is a model failure, so a cut-off answer never reads as a normal completion.
+        attempt.status = RunStatus.model_failure
+        attempt.failure = (
+            f"{TRUNCATED}: the output stopped at the cap of {max_output} tokens "
+            f"(finish reason {completion.finish_reason!r}, {usage.output_tokens} output tokens)"
+        )
+        attempt.steps.append(AgentStep(step=step, text=completion.text))
+        attempt.answer = completion.text
+        raise _Stop
     return completion
+
+
+def context_failure(exc: ContextExceeded, chars: int) -> str:
+    """The failure text of a request too long for the model: its reason code first, then the
+    request's size (in tokens when the server counted them, always in characters) and the
+    context the server declared."""
+    size = f"{chars:,} characters"
+    if exc.requested_tokens is not None:
+        size = f"{exc.requested_tokens:,} tokens ({size})"
+    context = (
+        f"the model's context is {exc.context_tokens:,} tokens"
+        if exc.context_tokens is not None
+        else "the server gave no context size"
+    )
+    return f"{CONTEXT_EXCEEDED}: the request is {size}; {context} ({exc})"
 
 
 async def single_shot(
@@ -204,7 +242,9 @@ async def single_shot(
     request = CompletionRequest(system=prompt.system, messages=[Message("user", prompt.user)])
     attempt = Attempt(status=RunStatus.completed, request=request_body(spec, request, body))
     try:
-        completion = await _call(complete, request, 0, pricing, spec.id, attempt)
+        completion = await _call(
+            complete, request, 0, pricing, spec.id, attempt, spec.max_output_tokens
+        )
     except _Stop:
         return attempt
     attempt.steps.append(AgentStep(step=0, text=completion.text))
@@ -259,7 +299,9 @@ async def agentic(
             request = CompletionRequest(
                 system=prompt.system, messages=list(messages), tools=toolset.tools
             )
-            completion = await _call(complete, request, step, pricing, spec.id, attempt)
+            completion = await _call(
+                complete, request, step, pricing, spec.id, attempt, spec.max_output_tokens
+            )
             if not completion.tool_calls:
                 attempt.steps.append(AgentStep(step=step, text=completion.text))
                 attempt.tool_state = toolset.state()

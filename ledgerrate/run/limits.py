@@ -25,6 +25,9 @@ class RetryPolicy:
     cap_s: float = 60.0
     # Successes at a lowered cap before one slot is given back; None = the cap itself.
     recover_after: int | None = None
+    # Timeouts of one item before it is left for a later run: a call that was too slow twice
+    # is slow, not unlucky, and each try holds the server for the whole timeout.
+    max_timeouts: int = 2
 
     def delay(self, failures: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait before the next attempt, after `failures` infra failures in a row."""

@@ -110,12 +110,23 @@ class CellSummary:
     infra_excluded: int = 0
     spend_usd: Decimal = Decimal(0)
     missing: list[str] = field(default_factory=list)
+    # Of `missing`: items left after timing out `RetryPolicy.max_timeouts` times.
+    timed_out: list[str] = field(default_factory=list)
+    timeout_s: float | None = None
+    # Set when the cell was not run at all, with the one-line reason (e.g. tools dropped).
+    refused: str | None = None
     already_complete: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload}/{self.model}/{self.mode}"
 
     def line(self) -> str:
         head = f"{self.workload} · {self.model} · {self.mode} · sitting {self.sitting}"
         if self.already_complete:
             return f"{head}: complete; --new-sitting to re-run"
+        if self.refused:
+            return f"{head}: not run: {self.refused}"
         text = f"{head}: {self.finished}/{self.items} finished, {usd(self.spend_usd)} spent"
         if self.infra_excluded:
             text += f", {self.infra_excluded} infra-excluded attempt(s)"
@@ -129,16 +140,22 @@ class RunSummary:
     edition: str
     outside_window: bool
     cells: list[CellSummary]
+    # One line per tools probe sent (infrastructure spend), printed before the cells.
+    probes: list[str] = field(default_factory=list)
 
     @property
     def missing(self) -> int:
         return sum(len(c.missing) for c in self.cells)
 
+    @property
+    def refused(self) -> list[CellSummary]:
+        return [c for c in self.cells if c.refused]
+
     def lines(self) -> list[str]:
-        """One line per cell that needs a reader's attention, then the totals: a 500-cell
-        edition's summary must still fit on a screen."""
-        noteworthy = [c for c in self.cells if c.missing or c.infra_excluded]
-        lines = [c.line() for c in noteworthy]
+        """The probes, one line per cell that needs a reader's attention, the totals, and what is
+        left undone: a 500-cell edition's summary must still fit on a screen."""
+        noteworthy = [c for c in self.cells if c.missing or c.infra_excluded or c.refused]
+        lines = [*self.probes, *(c.line() for c in noteworthy)]
         finished = sum(c.finished for c in self.cells)
         items = sum(c.items for c in self.cells)
         complete = sum(c.already_complete for c in self.cells)
@@ -152,6 +169,27 @@ class RunSummary:
                 else ""
             )
         )
-        if self.missing:
-            lines.append(f"{self.missing} item(s) missing: run again to retry them")
+        left = self.left()
+        if left:
+            lines.append(left)
         return lines
+
+    def left(self) -> str:
+        """One line naming what is left undone, cell by cell, and what would finish it."""
+        parts = []
+        for c in self.cells:
+            if c.refused:
+                parts.append(f"{c.key} (all {c.items} items: not run, see above)")
+            elif c.missing:
+                part = f"{c.key}: {', '.join(sorted(c.missing))}"
+                if c.timed_out:
+                    limit = f" at {c.timeout_s:g} s" if c.timeout_s is not None else ""
+                    part += (
+                        f" ({len(c.timed_out)} left after repeated timeouts{limit}: raise "
+                        f"models[{c.model}].timeout_s in edition.yaml)"
+                    )
+                parts.append(part)
+        if not parts:
+            return ""
+        items = self.missing + sum(c.items for c in self.cells if c.refused)
+        return f"left undone: {items} item(s): " + "; ".join(parts) + "; run again to retry them"

@@ -35,18 +35,20 @@ from ledgerrate.providers.base import (
     RateLimited,
 )
 from ledgerrate.providers.baseline import baseline_record
-from ledgerrate.run import agent, bodies, rawlog, unfinished
+from ledgerrate.run import agent, bodies, probe, rawlog, unfinished
 from ledgerrate.run.durable import GroupCommit
 from ledgerrate.run.limits import Limits, RetryPolicy
 from ledgerrate.run.progress import CellProgress, CellSummary
 from ledgerrate.schema import (
     AttemptStart,
     Cost,
+    CostBasis,
     Mode,
     ModelSpec,
     ProviderFamily,
     RunRecord,
     RunStatus,
+    ServedModel,
     Usage,
 )
 from ledgerrate.workloads.base import Dataset, Item, Workload
@@ -133,9 +135,17 @@ def make_cell(
         plan.finished,
         spend_usd=spent,
         already_complete=plan.complete_already,
+        timeout_s=spec.timeout_s if spec.provider != ProviderFamily.baseline else None,
     )
     compact = not any(r.request is not None for r in records)
     return Cell(workload, spec, mode, dataset, dataset_hash, path, plan, summary, kind, compact)
+
+
+PROBE_OUTPUT_CAP = 64
+
+
+async def _nothing(_request: CompletionRequest) -> None:
+    """Probes are not item attempts, so they are not journaled as one."""
 
 
 class StopRun(Exception):
@@ -154,8 +164,11 @@ class Runner:
         outside: bool,
         concurrency: int,
         allow_outside_window: bool,
+        served: dict[str, ServedModel] | None = None,
     ) -> None:
         self.edition = edition
+        # Self-hosted models: the weights their local server runs, copied into every record.
+        self.served = served or {}
         self.keys = keys
         self.secrets = [k for k in keys.values() if k]
         self.factory = factory
@@ -166,6 +179,7 @@ class Runner:
         self.allow_outside_window = allow_outside_window
         self.rng = random.Random()
         self.completes: dict[str, Limited] = {}
+        self.probes: list[probe.ProbeResult] = []
         self.bodies: dict[str, agent.BodyFn | None] = {}
 
     def execute(
@@ -246,10 +260,51 @@ class Runner:
                     provider = factory(spec, client, self.keys[spec.id])
                     self.completes[spec.id] = self._limited(spec, provider)
                     self.bodies[spec.id] = getattr(provider, "request_body", None)
+            refused = await self._probe_tools(cells, factory, client)
             async with asyncio.TaskGroup() as group:
                 for cell in cells:
+                    if cell.mode == Mode.agentic and cell.spec.id in refused:
+                        cell.summary.refused = refused[cell.spec.id]
+                        continue
                     for item_id, attempt in cell.plan.todo.items():
                         group.create_task(self.item(cell, cell.dataset.item(item_id), attempt))
+
+    async def _probe_tools(
+        self, cells: list[Cell], factory: ProviderFactory, client: httpx.AsyncClient
+    ) -> dict[str, str]:
+        """Probe each model that has agentic items to run, once, before any of them starts;
+        model id → the one-line reason for each model whose endpoint drops the tools."""
+        refused: dict[str, str] = {}
+        models = {
+            c.spec.id: c.spec
+            for c in cells
+            if c.mode == Mode.agentic and c.spec.provider != ProviderFamily.baseline
+        }
+        for spec in models.values():
+            # A small cap: the probe needs a few tokens, never the model's full budget.
+            small = spec.model_copy(
+                update={"max_output_tokens": min(spec.max_output_tokens, PROBE_OUTPUT_CAP)}
+            )
+            limited = self._limited(small, factory(small, client, self.keys[spec.id]))
+
+            async def complete(
+                request: CompletionRequest, limited: Limited = limited
+            ) -> Completion:
+                return await limited(request, _nothing)
+
+            result = await probe.probe_tools(
+                complete, spec, self.edition.manifest.id, self.edition.pricing, self.secrets
+            )
+            record = result.record
+            path = self.edition.paths.probes(spec.id)
+            await self.writer.append(path, (to_json(record) + "\n").encode("utf-8"))
+            self.probes.append(result)
+            if not result.ok:
+                refused[spec.id] = (
+                    f"agentic cells refused: the endpoint at {spec.base_url} does not hand tools "
+                    f"to model {spec.id!r}: {record.evidence}"
+                )
+        return refused
 
     def _limited(self, spec: ModelSpec, provider: Provider) -> Limited:
         """provider.complete under the global and the endpoint's adaptive cap."""
@@ -272,6 +327,7 @@ class Runner:
 
     async def item(self, cell: Cell, item: Item, first_attempt: int) -> None:
         """Attempts of one item until one counts (completed or model failure) or retries end."""
+        timeouts = 0
         for k in range(self.retry.max_attempts):
             async with self.active:
                 record, attempt = await self.attempt(cell, item, first_attempt + k)
@@ -293,6 +349,11 @@ class Runner:
             cell.summary.infra_excluded += 1
             note = f"{cell.summary.infra_excluded} infra-excluded"
             self.progress.spent(cell.key, record.cost.total_usd, note)
+            if attempt is not None and attempt.timed_out:
+                timeouts += 1
+                if timeouts >= self.retry.max_timeouts:
+                    cell.summary.timed_out.append(item.id)
+                    break
             if k + 1 < self.retry.max_attempts:
                 retry_after = attempt.retry_after if attempt is not None else None
                 await asyncio.sleep(self.retry.delay(k + 1, retry_after, self.rng))
@@ -346,6 +407,8 @@ class Runner:
                 body=self.bodies[cell.spec.id],
             )
         usage_basis, cost_basis = rawlog.call_bases(result.calls)
+        if cell.spec.id in pricing.self_hosted:
+            cost_basis = CostBasis.compute  # server time × the declared instance price
         request: dict[str, Any] | None = result.request
         stored = None
         if cell.compact:
@@ -370,6 +433,7 @@ class Runner:
             usage_basis=usage_basis,
             cost=sum((c.cost for c in result.calls), Cost()),
             cost_basis=cost_basis,
+            served_model=self.served.get(cell.spec.id),
         )
         return rawlog.seal(record, self.secrets), result
 

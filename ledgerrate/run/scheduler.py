@@ -28,6 +28,7 @@ from ledgerrate.edition import (
 )
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
+from ledgerrate.providers import local
 from ledgerrate.providers.base import ProviderFactory
 from ledgerrate.run import rawlog, unfinished
 from ledgerrate.run.limits import RetryPolicy
@@ -145,6 +146,11 @@ def run_edition(
     outside = _window(edition, clock(), options.allow_outside_window)
     selected = _select(options.models, [m.id for m in edition.manifest.models], "model")
     keys = api_keys([edition.manifest.model(m) for m in selected])
+    served = {
+        spec.id: local.served(spec)
+        for spec in (edition.manifest.model(m) for m in selected)
+        if spec.local is not None
+    }
     cells = _plan_cells(edition, options, lookup)
     runner = Runner(
         edition=edition,
@@ -155,9 +161,11 @@ def run_edition(
         outside=outside,
         concurrency=options.concurrency,
         allow_outside_window=options.allow_outside_window,
+        served=served,
     )
     runner.execute(cells, transport=transport, console=console, show_progress=show_progress)
     summary = RunSummary(edition.manifest.id, outside, [c.summary for c in cells])
+    summary.probes = [p.line() for p in runner.probes]
     for line in summary.lines():
         console.print(line, markup=False)
     return summary

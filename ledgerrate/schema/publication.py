@@ -168,6 +168,14 @@ class CellResult(Strict):
     """Runs that completed."""
     model_failures: int = Field(ge=0)
     """Runs that failed through the model's output (count as fails)."""
+    truncated: int = Field(
+        default=0, ge=0, description="Model failures cut off at the output cap (`truncated`)."
+    )
+    context_exceeded: int = Field(
+        default=0,
+        ge=0,
+        description="Model failures whose request did not fit the model's context.",
+    )
     missing: int = Field(ge=0, description="Items with no counted attempt yet.")
     passes: int = Field(ge=0)
     """Runs graded pass (k)."""

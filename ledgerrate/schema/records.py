@@ -126,6 +126,19 @@ class StoredRequest(Strict):
     )
 
 
+class ServedModel(Strict):
+    """The weights a self-hosted server ran (`ModelSpec.local`), so a reader can tell which file
+    produced the answers: its sha256 is taken from the file the server was started with."""
+
+    distribution: str = Field(description="Installed package that shipped the weights.")
+    version: str = Field(description="Version of that package.")
+    file: str = Field(description="The GGUF file inside the package.")
+    sha256: Sha256 = Field(description="sha256 of the GGUF file's bytes.")
+    runtime: str = Field(description="The server and its version, e.g. `llama-cpp-python 0.3.36`.")
+    n_ctx: int = Field(ge=1, description="Context size the server was started with.")
+    chat_format: str = Field(description="Chat format the server was started with.")
+
+
 class RunRecord(Strict):
     """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`.
 
@@ -182,12 +195,42 @@ class RunRecord(Strict):
     cpu_seconds: float | None = Field(
         default=None, description="Process CPU time (reference baselines)."
     )
+    served_model: ServedModel | None = Field(
+        default=None,
+        description="Self-hosted models only: the weights file the local server ran, with its "
+        "sha256.",
+        exclude_if=lambda v: v is None,
+    )
 
     @model_validator(mode="after")
     def _one_request_form(self) -> RunRecord:
         if (self.request is None) == (self.request_stored is None):
             raise ValueError("a run record holds exactly one of `request` and `request_stored`")
         return self
+
+
+class ProbeRecord(Strict):
+    """A line of `probes/<model>.jsonl`: the check, before a model's first agentic cell, that
+    its endpoint really hands the tools to the model (a server may drop `tools` silently).
+
+    Its spend is infrastructure: it is no item's attempt and never enters a cell's CPO.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    edition: Slug
+    model: Slug
+    """The model probed."""
+    kind: Literal["tools"] = Field(default="tools", description="What was probed.")
+    started_at: dt.datetime
+    """When the probe started (UTC)."""
+    tools_received: bool = Field(description="Whether the tools were shown to reach the model.")
+    evidence: str = Field(description="Why, in one line (token counts, a tool call).")
+    calls: list[CallRecord] = Field(description="The probe's calls: without, then with a tool.")
+    usage: Usage = Field(default_factory=Usage, description="Sum over calls.")
+    cost: Cost = Field(default_factory=Cost, description="Infrastructure spend of the probe.")
+    spend: Literal["infrastructure"] = Field(
+        default="infrastructure", description="Whose spend this is: never a cell's."
+    )
 
 
 class AttemptStart(Strict):

@@ -26,6 +26,11 @@ if given and it returns a `FakeReply`; then the script named by the model (`api_
                     tool result, then a final answer quoting the last result
 
 and otherwise a default reply, `"fake reply"` with `DEFAULT_USAGE[family]`.
+
+The runner's tools probe (`ledgerrate.run.probe`) is answered like a tool-capable server would
+(a call of the offered tool), or with `drops_tools=True` like a server that ignores `tools`
+(plain text, the same usage with and without them). Probe requests are kept apart from the
+items' requests, in `probe_requests`, so tests count what the items sent.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
 from ledgerrate.testing.fake_shapes import (
     FakeReply,
     FakeToolCall,
@@ -116,8 +122,11 @@ class FakeProviderServer:
         burst: float | None = None,
         *,
         slow_s: float = 5.0,
+        drops_tools: bool = False,
     ) -> None:
         self.responder = responder
+        self.drops_tools = drops_tools
+        self.probe_requests: list[FakeRequest] = []
         self.latency_s = latency_s
         self.slow_s = slow_s
         self.bucket = (
@@ -183,7 +192,10 @@ class FakeProviderServer:
     # -- deciding a reply
     def record(self, request: FakeRequest) -> None:
         with self._lock:
-            self._requests.append(request)
+            if is_probe(request.body):
+                self.probe_requests.append(request)
+            else:
+                self._requests.append(request)
 
     def first_time(self, model: str, body: dict[str, Any]) -> bool:
         # Gemini carries the model in the path, so the body alone would not tell models apart.
@@ -195,6 +207,13 @@ class FakeProviderServer:
             return True
 
     def decide(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
+        if is_probe(body):
+            tools = declared_tools(family, body)
+            if tools and not self.drops_tools:
+                return FakeReply(
+                    text="", tool_calls=[FakeToolCall(tools[0], {"token": PROBE_TOKEN})]
+                )
+            return FakeReply(text="ok")
         if self.bucket is not None:
             wait = self.bucket.take()
             if wait is not None:
@@ -313,6 +332,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test): nothing to tell it
+
+
+def is_probe(body: dict[str, Any]) -> bool:
+    """Whether a request is the runner's tools probe (its token is in the user turn)."""
+    return PROBE_TOKEN in json.dumps(body.get("messages") or body.get("contents") or [])
 
 
 def _route(path: str) -> tuple[str | None, str]:

@@ -7,7 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.cost import compute_cost, usage_cost
+from ledgerrate.cost import compute_cost, self_hosted_cost, usage_cost
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import iter_jsonl, load_model
 from ledgerrate.layout import EditionPaths
@@ -54,7 +54,36 @@ def _priced(pricing: PricingTable, model: str, usage: Any) -> Decimal | str:
         return "a price in pricing.yaml"
 
 
+def _check_self_hosted(run: RunRecord, pricing: PricingTable, report: Report, rel: str) -> None:
+    """A self-hosted model's calls: each one's recorded server time × the instance price."""
+    total = Decimal(0)
+    for call in run.calls:
+        expected = self_hosted_cost(call.latency_s, pricing, run.model).compute_usd
+        report.expect(
+            "costs recomputed",
+            expected == call.cost.compute_usd and call.cost.model_usd == 0,
+            file=rel,
+            record=f"{run.run_id} call {call.step}",
+            field="cost.compute_usd",
+            expected=expected,
+            found=call.cost.compute_usd,
+        )
+        total += call.cost.compute_usd
+    report.expect(
+        "costs recomputed",
+        total == run.cost.compute_usd and run.cost.model_usd == 0,
+        file=rel,
+        record=run.run_id,
+        field="cost.compute_usd (sum of calls)",
+        expected=total,
+        found=run.cost.compute_usd,
+    )
+
+
 def _check_run_cost(run: RunRecord, pricing: PricingTable, report: Report, rel: str) -> None:
+    if run.model in pricing.self_hosted:
+        _check_self_hosted(run, pricing, report, rel)
+        return
     model_total = Decimal(0)
     for call in run.calls:
         if run.cost_basis == CostBasis.compute:

@@ -152,6 +152,7 @@ def test_run_exits_non_zero_when_items_remain_missing(
 
     class Summary:
         missing = 3
+        refused = ()
 
     monkeypatch.setattr(scheduler, "run_edition", lambda *_a, **_k: Summary())
     line = _one_error_line(_invoke("run", str(edition)))

@@ -147,3 +147,23 @@ def test_results_published_before_per_flagship_premiums_still_load(repo_root) ->
         assert all("flagship_premiums" not in w for w in raw["workloads"])
         loaded = EditionResults.model_validate(raw)
         assert all(w.flagship_premiums == [] for w in loaded.workloads)
+
+
+def test_the_default_table_fits_100_columns_and_wide_shows_everything(
+    edition, lookup, capsys
+) -> None:
+    print_results(edition, as_json=False, lookup=lookup)
+    compact = capsys.readouterr().out
+    lines = compact.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    header = next(line for line in lines if "pass rate" in line and "status" in line)
+    for name in ("model", "mode", "pass rate [95% CI]", "CPO [95% CI]", "status"):
+        assert name in header
+    assert "tokens in/out" not in compact
+    # each cell on one line: its model, mode, pass rate and interval side by side
+    assert any("cheap" in line and "single-shot" in line and "13/15" in line for line in lines)
+    print_results(edition, as_json=False, lookup=lookup, wide=True)
+    wide = capsys.readouterr().out
+    for name in ("tokens in/out", "latency p50/p90", "infra (spend)", "cost/attempt", "basis"):
+        assert name in wide
+    assert max(len(line) for line in wide.splitlines()) > 100

@@ -178,8 +178,9 @@ def test_request_shape(kit: SimpleNamespace) -> None:
         {"role": "system", "content": "You are an accounts-payable clerk."},
         {"role": "user", "content": "Total?"},
         {
+            # "" beside the tool call: llama-cpp-python refuses a null or absent content
             "role": "assistant",
-            "content": None,
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_1",
@@ -200,6 +201,8 @@ def test_request_shape(kit: SimpleNamespace) -> None:
             },
         }
     ]
+    # said explicitly: llama-cpp-python's tool template drops the tools without it
+    assert body["tool_choice"] == "auto"
 
 
 def test_max_completion_tokens_in_sampling_replaces_max_tokens(kit: SimpleNamespace) -> None:
@@ -233,7 +236,7 @@ def test_transport_failures_are_infra(kit: SimpleNamespace, exc: Exception) -> N
         raise exc
 
     err, _ = kit.call_with(F, boom)
-    assert type(err) is InfraError
+    assert isinstance(err, InfraError)
     assert err.status is None
     # Never chained: the httpx exception's request carries the key in a header.
     assert err.__cause__ is None and err.__context__ is None

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from ledgerrate.providers.base import Completion, CompletionRequest
+from ledgerrate.run import probe
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 Script = Callable[[ModelSpec, CompletionRequest, int], Completion]
@@ -43,6 +44,11 @@ class StubProvider:
         self.calls = 0
 
     async def complete(self, request: CompletionRequest) -> Completion:
+        if request.messages and probe.TOKEN in request.messages[0].content:
+            # The runner's tools probe: answered as a tool-capable endpoint, outside the log.
+            if request.tools:
+                return tool_call(request.tools[0].name, {"token": probe.TOKEN})
+            return answer("ok")
         index = self.calls
         self.calls += 1
         self.log.append((self.spec.id, index))

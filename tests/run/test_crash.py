@@ -14,9 +14,9 @@ from test_runner import run
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
-from ledgerrate.run import bodies, unfinished
+from ledgerrate.run import bodies, probe, unfinished
 from ledgerrate.run.scheduler import RunOptions
-from ledgerrate.schema import RunRecord
+from ledgerrate.schema import ProbeRecord, RunRecord
 
 HERE = Path(__file__).parent
 
@@ -79,6 +79,14 @@ def _crashrun(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _probes(root: Path) -> list[ProbeRecord]:
+    return [
+        r
+        for path in sorted((root / "probes").glob("*.jsonl"))
+        for r in read_jsonl(path, ProbeRecord)
+    ]
+
+
 def _assert_every_answer_accounted(root: Path) -> list[RunRecord]:
     """Each request the provider answered (its bill) has a call in some record of its item."""
     answered = Counter(
@@ -91,6 +99,11 @@ def _assert_every_answer_accounted(root: Path) -> list[RunRecord]:
         request = bodies.whole(r, root).request
         assert request is not None
         recorded[(r.model, str(r.mode), request["messages"][0]["content"])] += len(r.calls)
+    for probe_record in _probes(root):
+        # The tools probe: a bare request, then one with a tool (infrastructure spend).
+        for call, mode in zip(probe_record.calls, ("single-shot", "agentic"), strict=True):
+            if call.http_status is not None:
+                recorded[(probe_record.model, mode, probe.USER)] += 1
     unaccounted = {k: n - recorded[k] for k, n in answered.items() if n > recorded[k]}
     assert not unaccounted, f"answered but never recorded: {unaccounted}"
     finished = Counter((r.model, str(r.mode)) for r in recs if r.status != "infra_excluded")
@@ -129,4 +142,5 @@ def test_ctrl_c_ends_with_one_line_saying_how_to_resume(edition_factory, lookup)
     answered = (root.parent / "answered.log").read_text().splitlines()
     assert len(answered) >= 7
     recs = [r for path in _lines(root) for r in read_jsonl(path, RunRecord)]
-    assert sum(len(r.calls) for r in recs) >= len(answered)
+    probe_calls = sum(len(p.calls) for p in _probes(root))
+    assert sum(len(r.calls) for r in recs) + probe_calls >= len(answered)

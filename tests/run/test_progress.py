@@ -41,4 +41,4 @@ def test_summary_names_only_cells_that_need_attention() -> None:
     assert len(lines) == 4
     assert "m7" in lines[0] and "item-03" in lines[0] and "m9" in lines[1]
     assert "500 cell(s), 7500/7500 items finished" in lines[2]
-    assert "1 item(s) missing" in lines[3]
+    assert lines[3].startswith("left undone: 1 item(s): ") and "item-03" in lines[3]
