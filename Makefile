@@ -12,7 +12,8 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | sha256sum | cu
 # built from source, about 12 CPU-minutes once, then cached as a wheel by pip. Portable CPU
 # flags: a native build can emit instructions (AMX) that a VM's kernel refuses at run time.
 LOCAL_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
-LOCAL_STAMP := $(VENV)/.local-$(shell grep -A3 '^local = ' pyproject.toml | sha256sum | cut -c1-12)
+LOCAL_LOCK  := requirements-local.lock
+LOCAL_STAMP := $(VENV)/.local-$(shell cat $(LOCAL_LOCK) | sha256sum | cut -c1-12)
 
 .PHONY: site test test-fast lint lock deps local clean
 
@@ -30,8 +31,8 @@ site: $(STAMP)
 	$(BIN)/ledgerrate build --editions editions --out build
 	@echo "preview: $(BIN)/mkdocs serve, or python3 -m http.server -d build/site 8000 and open http://127.0.0.1:8000/"
 
-$(LOCAL_STAMP): $(STAMP)
-	CMAKE_ARGS="$(LOCAL_CMAKE)" $(BIN)/python -m pip install -q --no-build-isolation -e '.[local]'
+$(LOCAL_STAMP): $(STAMP) $(LOCAL_LOCK)
+	CMAKE_ARGS="$(LOCAL_CMAKE)" $(BIN)/python -m pip install -q --no-deps -r $(LOCAL_LOCK)
 	rm -f $(VENV)/.local-*
 	touch $(LOCAL_STAMP)
 
@@ -54,6 +55,8 @@ lint: $(STAMP)
 lock: $(STAMP)
 	$(BIN)/pip-compile -q --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
 		--allow-unsafe -o $(LOCK) pyproject.toml
+	$(BIN)/pip-compile -q --extra dev --extra local --strip-extras --no-emit-index-url \
+		--no-emit-find-links --allow-unsafe -o $(LOCAL_LOCK) pyproject.toml
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache
