@@ -22,9 +22,9 @@ def span(interval: Interval | None) -> str:
     return f"[{float(interval.lo):.2f}, {float(interval.hi):.2f}]"
 
 
-def _cpo(cell: CellResult) -> str:
+def _cpo(cell: CellResult, awaiting: str = "awaiting judge — not counted") -> str:
     if cell.pending_judge:
-        return "awaiting judge — not counted"
+        return awaiting
     if cell.cpo_usd is None:
         return NO_OUTCOME if cell.n else "—"
     ci = cell.cpo_ci
@@ -36,8 +36,7 @@ def _rate(cell: CellResult) -> str:
         return f"awaiting judge — not counted ({cell.pending_judge} of {cell.n} runs)"
     if cell.pass_rate is None:
         return "—"
-    pending = f" (+{cell.pending_judge} pending)" if cell.pending_judge else ""
-    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f} {span(cell.pass_rate_ci)}{pending}"
+    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f} {span(cell.pass_rate_ci)}"
 
 
 def _latency(cell: CellResult) -> str:
@@ -81,12 +80,7 @@ def _short_rate(cell: CellResult) -> str:
 
 
 def _short_cpo(cell: CellResult) -> str:
-    if cell.pending_judge:
-        return "—"
-    if cell.cpo_usd is None:
-        return NO_OUTCOME if cell.n else "—"
-    ci = cell.cpo_ci
-    return usd_interval(cell.cpo_usd, ci.lo if ci else None, ci.hi if ci else None, "outcomes")
+    return _cpo(cell, awaiting="—")
 
 
 def compact_table(result: WorkloadResult) -> Table:

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.sandbox import sql
 from ledgerrate.sandbox.sql import (
     _ACTION_NAMES,
     _ALLOWED_ACTIONS,
@@ -47,7 +48,7 @@ from ledgerrate.sandbox.sql import (
     render_result,
     single_statement,
 )
-from ledgerrate.tools import ToolError, ToolSpec
+from ledgerrate.tools import ToolSpec
 
 __all__ = [
     "LIMITS",
@@ -257,25 +258,6 @@ class BoundedSqlSandbox:
 
 
 def run_sql_tool(box: BoundedSqlSandbox) -> ToolSpec:
-    """The agentic `run_sql` tool over the bounded sandbox, errors shown to the model."""
-
-    def _run(args: dict[str, Any]) -> str:
-        try:
-            return render_result(box.run(str(args.get("sql", ""))))
-        except SqlProblem as exc:
-            raise ToolError(str(exc)) from exc
-
-    return ToolSpec(
-        name="run_sql",
-        description=(
-            "Run one read-only SQLite SELECT statement against the finance database and "
-            "return the rows (at most 200 shown). Writes, PRAGMA and ATTACH are refused."
-        ),
-        parameters={
-            "type": "object",
-            "properties": {"sql": {"type": "string", "description": "One SELECT statement."}},
-            "required": ["sql"],
-            "additionalProperties": False,
-        },
-        run=_run,
-    )
+    """The agentic `run_sql` tool over the bounded sandbox, errors shown to the model: v1's tool
+    (same name, schema and wording), whose frozen module names only its own sandbox type."""
+    return sql.run_sql_tool(box)  # type: ignore[arg-type]
