@@ -32,6 +32,7 @@ from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
 from ledgerrate.hashing import NEW_SCHEME
 from ledgerrate.io import write_json
 from ledgerrate.schema import Registration, SeedEntry, SeedFile, WorkloadRegistration
+from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Dataset, Workload
 
 
@@ -113,22 +114,25 @@ def register_edition(
     seeds: dict[str, SeedEntry] = {}
     sealed: dict[str, WorkloadRegistration] = {}
     cards = {}
-    for entry in edition.manifest.workloads:
-        workload = found[entry.id]
-        seed, dataset, rejected = draw_dataset(workload, entry.n)
-        seeds[entry.id] = seed
-        cards[entry.id] = make_card(workload, dataset, seed.commitment, NEW_SCHEME)
-        sealed[entry.id] = WorkloadRegistration(
-            workload_hash=workload.workload_hash_for(NEW_SCHEME),
-            prompt_hash=workload.prompt_hash,
-            rubric_hash=workload.rubric_hash,
-            grader_hash=workload.grader_hash,
-            generator_hash=workload.generator_hash,
-            dataset_hash=dataset.hash_for(NEW_SCHEME),
-            seed_commitment=seed.commitment,
-            n_items=len(dataset.items),
-            rejected_draws=rejected,
-        )
+    # Generating datasets is the slow part (invoice PDFs, board packs): say which one.
+    with Steps("register", len(edition.manifest.workloads)) as steps:
+        for entry in edition.manifest.workloads:
+            workload = found[entry.id]
+            steps.step(f"{entry.id}: generating {entry.n} items")
+            seed, dataset, rejected = draw_dataset(workload, entry.n)
+            seeds[entry.id] = seed
+            cards[entry.id] = make_card(workload, dataset, seed.commitment, NEW_SCHEME)
+            sealed[entry.id] = WorkloadRegistration(
+                workload_hash=workload.workload_hash_for(NEW_SCHEME),
+                prompt_hash=workload.prompt_hash,
+                rubric_hash=workload.rubric_hash,
+                grader_hash=workload.grader_hash,
+                generator_hash=workload.generator_hash,
+                dataset_hash=dataset.hash_for(NEW_SCHEME),
+                seed_commitment=seed.commitment,
+                n_items=len(dataset.items),
+                rejected_draws=rejected,
+            )
 
     private = SeedFile(edition=edition.manifest.id, seeds=seeds)
     write_private_seeds(paths, private)

@@ -58,6 +58,7 @@ from ledgerrate.schema import (
     RunRecord,
     RunStatus,
 )
+from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Workload
 
 
@@ -199,34 +200,38 @@ def grade_edition(
             "name workload ids from its edition.yaml"
         )
     jobs: list[_Job] = []
-    for entry in manifest.workloads:
-        if only and entry.id not in only:
-            continue
-        workload = lookup(entry.id)
-        for spec_model in manifest.models:
-            for mode in workload.modes:
-                logs = (
-                    (
-                        paths.runs(entry.id, spec_model.id, mode),
-                        paths.grades(entry.id, spec_model.id, mode),
-                    ),
-                    (
-                        paths.reproductions(entry.id, spec_model.id, mode),
-                        reproduction_grades(paths, entry.id, spec_model.id, mode),
-                    ),
-                )
-                for runs_path, out in logs:
-                    jobs += _grade_log(
-                        summary,
-                        runs_path,
-                        out,
-                        workload,
-                        item_of,
-                        regrade,
-                        judge_ok,
-                        secret,
-                        terms,
+    selected = [e for e in manifest.workloads if not only or e.id in only]
+    cells = sum(len(manifest.models) * len(lookup(e.id).modes) for e in selected)
+    with Steps("grade", cells) as steps:
+        for entry in manifest.workloads:
+            if only and entry.id not in only:
+                continue
+            workload = lookup(entry.id)
+            for spec_model in manifest.models:
+                for mode in workload.modes:
+                    steps.step(f"{entry.id} · {spec_model.id} · {mode}")
+                    logs = (
+                        (
+                            paths.runs(entry.id, spec_model.id, mode),
+                            paths.grades(entry.id, spec_model.id, mode),
+                        ),
+                        (
+                            paths.reproductions(entry.id, spec_model.id, mode),
+                            reproduction_grades(paths, entry.id, spec_model.id, mode),
+                        ),
                     )
+                    for runs_path, out in logs:
+                        jobs += _grade_log(
+                            summary,
+                            runs_path,
+                            out,
+                            workload,
+                            item_of,
+                            regrade,
+                            judge_ok,
+                            secret,
+                            terms,
+                        )
 
     if jobs and judge_ok:
         _run_judges(summary, edition.manifest, edition.pricing, jobs, secret, client)

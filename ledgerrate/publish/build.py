@@ -26,6 +26,7 @@ from ledgerrate.publish.cache import BuildCache, key_of, list_stats
 from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.render import CONFIG, render_into
 from ledgerrate.schema import EditionManifest, EditionResults
+from ledgerrate.steps import Steps
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 # Files `build` itself writes into an edition (first publication): not inputs of its figures.
@@ -148,37 +149,41 @@ def build_site(
     if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
         cache.save()
         return out / "site"
-    # 1. every edition's figures, once; a published edition changed without an erratum that
-    #    names the change stops the build here, before anything is written
-    results = {path: _cached_results(cache, path) for path in paths}
-    problems = [line for path, r in results.items() for line in publication_problems(path, r)]
-    if problems:
-        raise UsageProblem(*problems)
-    # 2-4 run inside the seal: first publications (results.json, published.json, the index
-    # line) are written before any page or bundle is made, so the bundle the data page links is
-    # final from this build; an edition whose window is still open is shown as provisional and
-    # not yet published. A failure in any later step restores the edition folders as they were.
-    with seal_publications(results, now):
-        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
-        try:
-            # 2. load editions, render pages and downloads (figures from step 1; unchanged
-            #    PDFs, gzips, datasets and bundles from the cache)
-            render_into(
-                editions,
-                staging / "docs",
-                results_fn=lambda p: results[Path(p).resolve()],
-                cache=cache,
-            )
-            # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
-            run_engine(engine, staging / "docs", staging / "site", site_url)
-            # 4. publish: swap the new docs and site into place
-            _swap(staging / "docs", out / "docs", staging / "old-docs")
-            _swap(staging / "site", out / "site", staging / "old-site")
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0
-    atomic_write_bytes(last, _fingerprint(cache, paths, out, engine, site_url, now).encode())
-    cache.save()
+    with Steps("build", 3) as steps:
+        # 1. every edition's figures, once; a published edition changed without an erratum that
+        #    names the change stops the build here, before anything is written
+        steps.step("figures")
+        results = {path: _cached_results(cache, path) for path in paths}
+        problems = [line for path, r in results.items() for line in publication_problems(path, r)]
+        if problems:
+            raise UsageProblem(*problems)
+        # 2-4 run inside the seal: first publications (results.json, published.json, the index
+        # line) are written before any page or bundle is made, so the bundle the data page links is
+        # final from this build; an edition whose window is still open is shown as provisional and
+        # not yet published. A failure in any later step restores the edition folders as they were.
+        with seal_publications(results, now):
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+            try:
+                steps.step("pages, charts, PDFs and downloads")
+                # 2. load editions, render pages and downloads (figures from step 1; unchanged
+                #    PDFs, gzips, datasets and bundles from the cache)
+                render_into(
+                    editions,
+                    staging / "docs",
+                    results_fn=lambda p: results[Path(p).resolve()],
+                    cache=cache,
+                )
+                steps.step(f"the static site ({engine})")
+                # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
+                run_engine(engine, staging / "docs", staging / "site", site_url)
+                # 4. publish: swap the new docs and site into place
+                _swap(staging / "docs", out / "docs", staging / "old-docs")
+                _swap(staging / "site", out / "site", staging / "old-site")
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+        # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0
+        atomic_write_bytes(last, _fingerprint(cache, paths, out, engine, site_url, now).encode())
+        cache.save()
     return out / "site"
 
 
