@@ -32,9 +32,6 @@ from typing import Any
 
 from ledgerrate.sandbox import sql
 from ledgerrate.sandbox.sql import (
-    _ACTION_NAMES,
-    _ALLOWED_ACTIONS,
-    ALLOWED_FUNCTIONS,
     DEFAULT_DEADLINE_S,
     DEFAULT_MAX_ROWS,
     MAX_RESULT_BYTES,
@@ -42,6 +39,7 @@ from ledgerrate.sandbox.sql import (
     SqlProblem,
     SqlRefused,
     SqlResult,
+    SqlSandbox,
     SqlTimeout,
     _cell,
     _strip_comments_and_literals,
@@ -131,8 +129,12 @@ def _as_integer(value: Any) -> int:
     return 0
 
 
-class BoundedSqlSandbox:
-    """A private read-only copy of a SQLite database that runs one bounded SELECT at a time."""
+class BoundedSqlSandbox(SqlSandbox):
+    """A private read-only copy of a SQLite database that runs one bounded SELECT at a time.
+
+    v1's sandbox with its own connection set-up (SQLite's limits, bounded printf) and `run`
+    (the wall-time watchdog, refusals named before SQLite prepares a statement); its authorizer
+    and progress handler are v1's, inherited as they are."""
 
     def __init__(
         self,
@@ -142,6 +144,7 @@ class BoundedSqlSandbox:
         max_rows: int = DEFAULT_MAX_ROWS,
         progress_every: int = _PROGRESS_EVERY,
     ) -> None:
+        # Deliberately no super().__init__(): it would open a second, unlimited connection.
         self.deadline_s = deadline_s
         self.max_rows = max_rows
         self._tmp = tempfile.TemporaryDirectory(prefix="ledgerrate-sql-")
@@ -178,24 +181,6 @@ class BoundedSqlSandbox:
             raise ValueError(problem)
         marks = ", ".join("?" * len(args))
         return self._formatter.execute(f"SELECT printf({marks})", args).fetchone()[0]
-
-    def _authorize(self, action: int, arg1: str | None, arg2: str | None, *_rest: Any) -> int:
-        if action in _ALLOWED_ACTIONS:
-            return sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_FUNCTION:
-            name = (arg2 or "").lower()
-            if name in ALLOWED_FUNCTIONS:
-                return sqlite3.SQLITE_OK
-            reason = f"function {name}() is not allowed in this sandbox"
-        else:
-            label = _ACTION_NAMES.get(action, f"action {action}")
-            reason = f"{label} is not allowed: the database is read-only, SELECT only"
-        if self._denied is None:
-            self._denied = reason
-        return sqlite3.SQLITE_DENY
-
-    def _progress(self) -> int:
-        return 1 if time.monotonic() > self._deadline else 0
 
     def run(self, sql: str) -> SqlResult:
         """Execute one SELECT; raise SqlRefused, SqlTimeout or SqlError with a model-safe text."""
@@ -260,4 +245,4 @@ class BoundedSqlSandbox:
 def run_sql_tool(box: BoundedSqlSandbox) -> ToolSpec:
     """The agentic `run_sql` tool over the bounded sandbox, errors shown to the model: v1's tool
     (same name, schema and wording), whose frozen module names only its own sandbox type."""
-    return sql.run_sql_tool(box)  # type: ignore[arg-type]
+    return sql.run_sql_tool(box)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from ledgerrate.sandbox.bounded_sql import BoundedSqlSandbox
 from ledgerrate.sandbox.journal import JournalWriter
 from ledgerrate.sandbox.sql import SqlSandbox
 from ledgerrate.synth import finance_schema as fdb
@@ -39,9 +38,7 @@ def _lines(debit: str, credit: str, amount: Decimal) -> list[dict[str, Any]]:
     ]
 
 
-def _accruals(
-    files: Mapping[str, str], box: SqlSandbox | BoundedSqlSandbox, writer: JournalWriter
-) -> None:
+def _accruals(files: Mapping[str, str], box: SqlSandbox, writer: JournalWriter) -> None:
     booked = {row[0] for row in box.run("SELECT invoice_number FROM ap_bills").rows}
     accounts = dict(box.run("SELECT name, default_expense_account FROM vendors").rows)
     for name, text in sorted(files.items()):
@@ -83,7 +80,7 @@ def _prepaid(text: str, writer: JournalWriter) -> None:
             )
 
 
-def _bank(text: str, box: SqlSandbox | BoundedSqlSandbox, writer: JournalWriter) -> None:
+def _bank(text: str, box: SqlSandbox, writer: JournalWriter) -> None:
     gl = box.run(
         "SELECT e.reference, p.check_number, l.debit_cents - l.credit_cents "
         "FROM journal_lines l JOIN journal_entries e ON e.entry_id = l.entry_id "
@@ -124,7 +121,7 @@ def run_close(
     files: Mapping[str, str],
     db_path: Any,
     accounts: Mapping[str, str],
-    sandbox: Callable[[Any], SqlSandbox | BoundedSqlSandbox] = SqlSandbox,
+    sandbox: Callable[[Any], SqlSandbox] = SqlSandbox,
 ) -> JournalWriter:
     """Close one item; `sandbox` opens the database (v2 passes its immutable sandbox)."""
     writer = JournalWriter(accounts)
