@@ -10,6 +10,7 @@ bytes are untouched; what the growth changes in the figures is caught by `result
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import shutil
 from collections.abc import Iterator
@@ -79,15 +80,27 @@ def seal_index(root: Path, now: dt.datetime) -> seal.PublicationEntry | None:
     if published is None:
         return None
     path = index_path(root)
-    lines = seal.read_index(path)
-    errata = _errata(root)
-    mine = seal.for_edition(lines, EditionPaths(root).id)
-    head = seal.chain(published, errata)[-1]
-    if mine and mine[-1].entry.digest == head:
-        return None
-    entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now)
-    seal.append_entry(path, entry)
+    with _index_lock(path):
+        lines = seal.read_index(path)
+        errata = _errata(root)
+        mine = seal.for_edition(lines, EditionPaths(root).id)
+        head = seal.chain(published, errata)[-1]
+        if mine and mine[-1].entry.digest == head:
+            return None
+        entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now)
+        seal.append_entry(path, entry)
     return entry
+
+
+@contextmanager
+def _index_lock(path: Path) -> Iterator[None]:
+    """Hold the index while reading its last line and appending the next: each line names the
+    sha256 of the one before it, so two builds sealing at once must not both chain to the same
+    line. An advisory lock on the index itself, released when the handle closes (even on kill)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
 
 
 def sealing_problems(root: Path) -> list[str]:
