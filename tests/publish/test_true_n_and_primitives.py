@@ -64,3 +64,9 @@ def test_a_page_per_primitive_lists_its_versions_across_editions(docs: Path) -> 
     assert "No workload version of this primitive" in _read(
         docs / "primitives" / "query" / "index.md"
     )
+
+
+def test_model_page_shows_the_sampling_and_its_documented_note(docs: Path) -> None:
+    """§3: "temperature 0 where supported; provider defaults otherwise, documented per model"."""
+    model = _read(docs / "models" / "small" / "index.md")
+    assert 'sampling {"temperature": 0} (temperature 0)' in model

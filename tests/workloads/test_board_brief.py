@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import random
+from decimal import Decimal
 
 import pytest
 
+from ledgerrate.workloads import figures
 from ledgerrate.workloads.base import Answer, Item
-from ledgerrate.workloads.synthesize_board_brief import v1
+from ledgerrate.workloads.synthesize_board_brief import pack_numbers, v1, v1_revision1
 
 DATASET = v1.generate(random.Random(20260701), 15)
 
@@ -101,3 +103,71 @@ def test_workload_contract() -> None:
         )
     )
     assert "18 of the 20" in wl.pass_rule and "500 words" in wl.pass_rule
+
+
+# ----------------------------------------------------------------- grader revision 2 (§4.5)
+
+
+def _pack_values(item: Item) -> set[Decimal]:
+    return {n.magnitude for n in pack_numbers.numbers(v1.pack_text(item), skip_markers=False)}
+
+
+def test_every_number_counts_list_markers_labels_and_dates_do_not() -> None:
+    text = "1. The board approved 3 new risks in 2026 (Q3, FY2026, item-03, 12th, 2026-07-01).\n"
+    found = [(n.text, n.value) for n in pack_numbers.numbers(text)]
+    assert found == [("3", 3), ("2026", 2026)]
+    assert [n.text for n in pack_numbers.numbers("It was $1.2m, 4 per cent and USD 7")] == [
+        "$1.2m",
+        "4 per cent",
+        "USD 7",
+    ]
+
+
+def test_a_year_or_count_the_pack_never_states_is_fabricated() -> None:
+    """ "Every number in the brief must exist in the pack": revision 1 skipped years and bare
+    numbers below 10, so an invented year passed."""
+    item = DATASET.items[1]
+    year = next(y for y in range(1901, 2100) if Decimal(y) not in _pack_values(item))
+    text = v1.reference_answer(item) + f"\n- The company was founded in {year}."
+    grade = v1.grade(item, Answer(text))
+    checks = {c.name: c.passed for c in grade.checks}
+    assert checks == {"answer_format": True, "no_fabricated_figures": False, "length_limit": True}
+    assert str(year) in grade.checks[1].detail and not grade.needs_judge
+    assert v1_revision1.grade(item, Answer(text)).deterministic_pass  # what revision 1 did
+
+
+def test_a_figure_rounded_from_the_pack_does_not_exist_in_it() -> None:
+    item = DATASET.items[1]
+    values = _pack_values(item)
+
+    def two_digits(value: Decimal) -> Decimal:
+        return round(value, 1 - value.adjusted())
+
+    source = next(
+        n.magnitude
+        for n in figures.find_figures(v1.pack_text(item))
+        if n.kind == "money"
+        and n.magnitude >= 10_000
+        and two_digits(n.magnitude) != n.magnitude
+        and two_digits(n.magnitude) not in values
+    )
+    rounded = f"${two_digits(source):,.0f}"
+    text = v1.reference_answer(item) + f"\n- The figure to watch is {rounded}."
+    grade = v1.grade(item, Answer(text))
+    assert not grade.deterministic_pass and rounded in grade.checks[1].detail
+    assert v1_revision1.grade(item, Answer(text)).deterministic_pass  # within half a unit
+    # the same value in another notation exists
+    same = v1.reference_answer(item) + f"\n- It was USD {source:,.0f}."
+    assert v1.grade(item, Answer(same)).deterministic_pass
+
+
+@pytest.mark.parametrize("item", DATASET.items[:5], ids=lambda item: item.id)
+def test_the_extractive_baseline_writes_only_numbers_of_the_pack(item: Item) -> None:
+    grade = v1.grade(item, v1.baseline(item, DATASET))
+    assert grade.deterministic_pass, grade.checks
+
+
+def test_revision_one_is_kept_verbatim_and_superseded() -> None:
+    assert v1.WORKLOAD.superseded == (v1_revision1.WORKLOAD,)
+    assert v1.WORKLOAD.rubric_hash == v1_revision1.WORKLOAD.rubric_hash
+    assert v1.WORKLOAD.prompt_hash == v1_revision1.WORKLOAD.prompt_hash

@@ -151,6 +151,40 @@ def test_a_database_is_built_and_hashed_once_per_process(monkeypatch: pytest.Mon
     assert calls == [1, 1]
 
 
+def _hashes_per_grade(monkeypatch: pytest.MonkeyPatch, version: Any, module: Any) -> int:
+    """How many times grading the same item five times hashes its whole database."""
+    calls: list[int] = []
+    real = module.sha256_json
+
+    def counting(value: Any, *args: Any) -> str:
+        calls.append(1)
+        return real(value, *args)
+
+    item = version.WORKLOAD.generate(random.Random(SEED), 1).items[0]
+    version.database_for(item)  # the first build and hash are expected
+    monkeypatch.setattr(module, "sha256_json", counting)
+    for _ in range(5):
+        version.database_for(item)
+    return len(calls)
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        pytest.param("v1", id="v1", marks=pytest.mark.xfail(strict=True)),
+        pytest.param("v2", id="v2"),
+    ],
+)
+def test_grading_an_item_again_does_not_hash_its_database_again(
+    monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    from ledgerrate.workloads.query_nl2sql import v1 as nl2sql_v1
+    from ledgerrate.workloads.query_nl2sql import v2 as nl2sql_v2
+
+    module, db_module = (nl2sql_v1, finance_db) if version == "v1" else (nl2sql_v2, finance_db_v2)
+    assert _hashes_per_grade(monkeypatch, module, db_module) == 0
+
+
 # --------------------------------------------------------------------------- immutable copies
 
 

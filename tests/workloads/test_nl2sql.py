@@ -85,6 +85,70 @@ def test_right_rows_in_the_wrong_order_fail_only_when_order_is_asked(dataset: Da
     assert WORKLOAD.grade(unordered, sql_answer(flipped)).deterministic_pass
 
 
+def _tied(item: Item) -> Item:
+    """The item with a reference result holding two rows tied on the order key (total paid)."""
+    rows = [["Acme Supplies", 500_00], ["Birch & Co", 500_00], ["Cobalt Ltd", 300_00]]
+    return replace(item, truth={**item.truth, "rows": rows})
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM (VALUES ('Birch & Co', 50000), ('Acme Supplies', 50000), "
+        "('Cobalt Ltd', 30000))",
+        "SELECT * FROM (VALUES ('Acme Supplies', 50000), ('Birch & Co', 50000), "
+        "('Cobalt Ltd', 30000))",
+    ],
+    ids=["ties-swapped", "reference-order"],
+)
+def test_rows_tied_on_the_order_asked_may_come_in_either_order(dataset: Dataset, sql: str) -> None:
+    """§4.6: "order-insensitive unless ordering is asked". "Ordered from the highest total to
+    the lowest" orders by the total only; revision 1 also demanded the reference's order of
+    two vendors with the same total."""
+    item = _tied(by_template(dataset, "top_vendors_paid"))
+    grade = WORKLOAD.grade(item, sql_answer(sql))
+    assert grade.deterministic_pass, grade.checks
+
+
+def test_the_order_key_itself_must_still_be_in_the_order_asked(dataset: Dataset) -> None:
+    item = _tied(by_template(dataset, "top_vendors_paid"))
+    lowest_first = (
+        "SELECT * FROM (VALUES ('Cobalt Ltd', 30000), ('Acme Supplies', 50000), "
+        "('Birch & Co', 50000))"
+    )
+    grade = WORKLOAD.grade(item, sql_answer(lowest_first))
+    assert grade.checks[2].passed is False and "wrong order" in grade.checks[2].detail
+
+
+def test_every_ordered_question_declares_the_key_its_reference_sorts_by() -> None:
+    """The order keys are the reference SQL's ORDER BY columns: over many items the reference
+    rows are sorted by them, and every ordered template has one."""
+    from ledgerrate.workloads.query_nl2sql import questions, tied_order
+
+    data = WORKLOAD.generate(random.Random(SEED + 1), 2 * len(questions.TEMPLATES))
+    ordered = {i.truth["template"] for i in data.items if i.truth["ordered"]}
+    assert ordered == set(tied_order.ORDER_KEYS)
+    for item in data.items:
+        if item.truth["ordered"]:
+            keys = [
+                [row[k] for k in tied_order.ORDER_KEYS[item.truth["template"]]]
+                for row in item.truth["rows"]
+            ]
+            assert keys in (sorted(keys), sorted(keys, reverse=True)) or (
+                # late_paid_vendors: count descending, then name ascending
+                keys == sorted(keys, key=lambda k: (-k[0], k[1]))
+            ), item.truth["template"]
+
+
+def test_revision_one_is_kept_verbatim_and_superseded() -> None:
+    from ledgerrate.workloads.query_nl2sql import v1_revision1
+
+    assert WORKLOAD.superseded == (v1_revision1.WORKLOAD,)
+    assert WORKLOAD.grader_revision == 2
+    assert WORKLOAD.prompt_hash == v1_revision1.WORKLOAD.prompt_hash
+    assert WORKLOAD.generator_hash == v1_revision1.WORKLOAD.generator_hash
+
+
 def test_column_names_are_ignored_but_column_order_matters(dataset: Dataset) -> None:
     item = by_template(dataset, "payments_by_method")
     renamed = (

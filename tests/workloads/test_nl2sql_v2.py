@@ -158,6 +158,6 @@ def test_registered_after_v1_with_v1s_prompt_and_rule() -> None:
         100,
     )
     assert WORKLOAD.prompt_hash == v1.WORKLOAD.prompt_hash
-    assert WORKLOAD.pass_rule == v1.WORKLOAD.pass_rule
+    assert WORKLOAD.pass_rule == v1.WORKLOAD.superseded[0].pass_rule  # revision 1's comparison
     assert WORKLOAD.generator_hash != v1.WORKLOAD.generator_hash
     assert "never asks the same question twice" in WORKLOAD.changelog

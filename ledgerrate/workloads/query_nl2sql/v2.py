@@ -29,7 +29,10 @@ from ledgerrate.synth.common import item_id
 from ledgerrate.tools import ToolSpec
 from ledgerrate.workloads.answers import AnswerFormatError
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Workload, check
-from ledgerrate.workloads.query_nl2sql import compare, questions_v2, v1
+from ledgerrate.workloads.query_nl2sql import compare, questions_v2
+
+# v1's code as registered (revision 1): v2 keeps v1's comparison, not a later v1 correction.
+from ledgerrate.workloads.query_nl2sql import v1_revision1 as v1
 
 ID = "query.nl2sql.v2"
 # Each template gets this many draws to find a question the dataset has not asked yet whose
