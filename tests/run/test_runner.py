@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import io
+import itertools
 import json
 from collections import Counter
 from decimal import Decimal
@@ -443,5 +444,5 @@ def test_started_at_and_latency_exclude_waiting_for_a_slot(edition_factory, look
     recs = sorted(records(root, "toy.add.v1", "m1", "single-shot"), key=lambda r: r.started_at)
     assert len(recs) == 4
     slack = dt.timedelta(milliseconds=10)  # the event loop's own step between two attempts
-    for before, after in zip(recs, recs[1:], strict=False):
+    for before, after in itertools.pairwise(recs):
         assert after.started_at >= before.finished_at - slack, (before, after)
