@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -46,6 +46,10 @@ class ParsedLog(Generic[R]):
 class EditionLogs:
     runs: list[ParsedLog[RunRecord]]  # registered runs and reproductions, sorted by path
     grades: list[ParsedLog[GradeRecord]]
+    _by_path: dict[Path, ParsedLog[RunRecord]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_path", {log.path: log for log in self.runs})
 
     @classmethod
     def read(cls, root: Path) -> EditionLogs:
@@ -55,9 +59,7 @@ class EditionLogs:
         )
 
     def run_log(self, path: Path) -> ParsedLog[RunRecord] | None:
-        if not hasattr(self, "_by_path"):
-            object.__setattr__(self, "_by_path", {log.path: log for log in self.runs})
-        return self._by_path.get(path)  # type: ignore[attr-defined]
+        return self._by_path.get(path)
 
 
 def _parse(root: Path, path: Path, model: type[R]) -> ParsedLog[R]:
