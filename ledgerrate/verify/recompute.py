@@ -27,13 +27,13 @@ def check_costs(
 ) -> None:
     """Every call's cost is its usage at the frozen prices; every run's cost is their sum."""
     logs = logs if logs is not None else EditionLogs.read(paths.root)
-    for log in logs.runs:
-        rel = log.rel
-        for run in log.records_or_raise():
+    for run_log in logs.runs:
+        rel = run_log.rel
+        for run in run_log.records_or_raise():
             _check_run_cost(run, pricing, report, rel)
-    for log in logs.grades:
-        rel = log.rel
-        for grade in log.records_or_raise():
+    for grade_log in logs.grades:
+        rel = grade_log.rel
+        for grade in grade_log.records_or_raise():
             judge = grade.judge
             while judge is not None:
                 expected = _priced(pricing, judge.judge_model, judge.usage)
