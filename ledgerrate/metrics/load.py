@@ -123,10 +123,17 @@ def grades_frame(records: Iterable[GradeRecord]) -> pd.DataFrame:
 
 def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> list:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
+    return _filed(
+        ((path, iter_jsonl(path, model)) for path in sorted(folder.glob("*/*/*.jsonl"))), edition
+    )
+
+
+def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> list:
+    """The records of each (log path, its records), checked against the cell of their path."""
     records = []
-    for path in sorted(folder.glob("*/*/*.jsonl")):
+    for path, found in logs:
         workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
-        for number, record in enumerate(iter_jsonl(path, model), start=1):
+        for number, record in enumerate(found, start=1):
             # A record filed under the wrong cell or edition would silently move a figure.
             found = (record.workload, record.model, str(record.mode))
             if found != (workload, model_id, mode) or record.edition != edition:
@@ -162,12 +169,34 @@ def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
     return {key: list(messages) for key, messages in flags_for(root).items()}
 
 
-def load_inputs(edition_dir: Path) -> EditionInputs:
+def cell_logs(folder: Path, logs: Iterable[tuple[Path, Iterable]]) -> list:
+    """Of (log path, records) pairs, those of `folder/<workload>/<model>/<mode>.jsonl`, in the
+    order `load_inputs` reads them (a caller that has already read the logs passes them)."""
+    return sorted(
+        ((path, records) for path, records in logs if path.parent.parent.parent == folder),
+        key=lambda pair: pair[0],
+    )
+
+
+def load_inputs(
+    edition_dir: Path,
+    *,
+    run_logs: Iterable[tuple[Path, Iterable[RunRecord]]] | None = None,
+    grade_logs: Iterable[tuple[Path, Iterable[GradeRecord]]] | None = None,
+) -> EditionInputs:
+    """The edition's inputs, its logs read here or, when given, from records already read
+    (each as (path, records), e.g. verify's single parse; only cell logs are used)."""
     root = Path(edition_dir)
     manifest, registration = _load_parts(root)
     paths = EditionPaths(root)
-    runs = _read_logs(paths.root / "runs", RunRecord, manifest.id)
-    grades = _read_logs(paths.root / "grades", GradeRecord, manifest.id)
+    if run_logs is None:
+        runs = _read_logs(paths.root / "runs", RunRecord, manifest.id)
+    else:
+        runs = _filed(cell_logs(paths.root / "runs", run_logs), manifest.id)
+    if grade_logs is None:
+        grades = _read_logs(paths.root / "grades", GradeRecord, manifest.id)
+    else:
+        grades = _filed(cell_logs(paths.root / "grades", grade_logs), manifest.id)
     return EditionInputs(
         root=root,
         manifest=manifest,

@@ -374,6 +374,10 @@ class Runner:
     async def attempt(
         self, cell: Cell, item: Item, number: int
     ) -> tuple[RunRecord, agent.Attempt | None]:
+        # An attempt starts when its first request holds a concurrency slot and leaves, not
+        # when it joins the queue: time spent waiting for a slot is the runner's, not the
+        # model's, and must not enter latency or decide the window. Refused at once if the
+        # window has already closed.
         started = self.clock()
         outside = self._outside(started)
         clock = time.perf_counter()
@@ -392,7 +396,14 @@ class Runner:
             )
             return record, None
         ids = self._ids(cell, item, number)
-        complete = self._journaled(cell, ids)
+        sent: dict[str, Any] = {}
+
+        def first_send() -> None:
+            sent["at"] = self.clock()
+            sent["outside"] = self._outside(sent["at"])
+            sent["clock"] = time.perf_counter()
+
+        complete = self._journaled(cell, ids, first_send)
         pricing = self.edition.pricing
         if cell.mode == Mode.single_shot:
             body = self.bodies[cell.spec.id]
@@ -413,6 +424,10 @@ class Runner:
         stored = None
         if cell.compact:
             request, stored = None, self.store.store(result.request)
+        # The first request's start; when none left (e.g. the sandbox failed first), the
+        # attempt's own start stands.
+        if sent:
+            started, outside, clock = sent["at"], sent["outside"], sent["clock"]
         record = RunRecord(
             **ids,
             started_at=started,
@@ -437,14 +452,19 @@ class Runner:
         )
         return rawlog.seal(record, self.secrets), result
 
-    def _journaled(self, cell: Cell, ids: dict[str, Any]) -> agent.Complete:
-        """This attempt's `complete`: each request's start fsynced to the journal as it leaves."""
+    def _journaled(
+        self, cell: Cell, ids: dict[str, Any], first_send: Callable[[], None] = lambda: None
+    ) -> agent.Complete:
+        """This attempt's `complete`: each request's start fsynced to the journal as it leaves
+        (`first_send` runs once, when the first request holds its slot)."""
         limited = self.completes[cell.spec.id]
         journal = unfinished.started_path(cell.path)
         calls = 0
 
         async def before_send(request: CompletionRequest) -> None:
             nonlocal calls
+            if calls == 0:
+                first_send()
             start = AttemptStart(
                 run_id=ids["run_id"],
                 sitting=ids["sitting"],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.hashing import seed_commitment
-from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.io import load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     DatasetCard,
@@ -24,7 +24,7 @@ from ledgerrate.schema import (
     RunStatus,
     SeedFile,
 )
-from ledgerrate.verify.integrity import grade_logs, run_logs
+from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 
@@ -116,12 +116,16 @@ def check_prompts(
     datasets: dict[str, Dataset],
     lookup,
     report: Report,
+    logs: EditionLogs | None = None,
 ) -> dict[str, RunRecord]:
     """Every run answered the registered dataset, with a prompt built from its item."""
+    logs = logs if logs is not None else EditionLogs.read(paths.root)
     runs: dict[str, RunRecord] = {}
-    for log in run_logs(paths.root):
-        rel = _rel(paths, log)
-        for record in iter_jsonl(log, RunRecord):
+    # A prompt is a function of its item alone, so every model's run of an item shares it.
+    built_for: dict[tuple[str, str], str] = {}
+    for log in logs.runs:
+        rel = log.rel
+        for record in log.records_or_raise():
             runs[record.run_id] = record
             sealed = registration.workloads.get(record.workload)
             expected_hash = sealed.dataset_hash if sealed else "a registered workload"
@@ -149,7 +153,10 @@ def check_prompts(
                     found=record.item_id,
                 )
                 continue
-            built = lookup(record.workload).prompt(item).hash
+            built = built_for.get((record.workload, record.item_id))
+            if built is None:
+                built = lookup(record.workload).prompt(item).hash
+                built_for[(record.workload, record.item_id)] = built
             report.expect(
                 "prompts built from the items",
                 built == record.prompt_hash,
@@ -162,13 +169,13 @@ def check_prompts(
     return runs
 
 
-def latest_grades(paths: EditionPaths) -> dict[str, tuple[str, GradeRecord]]:
+def latest_grades(logs: EditionLogs) -> dict[str, tuple[str, GradeRecord]]:
     latest: dict[str, tuple[str, GradeRecord]] = {}
-    for log in grade_logs(paths.root):
-        for grade in iter_jsonl(log, GradeRecord):
+    for log in logs.grades:
+        for grade in log.records_or_raise():
             kept = latest.get(grade.run_id)
             if kept is None or grade.revision > kept[1].revision:
-                latest[grade.run_id] = (_rel(paths, log), grade)
+                latest[grade.run_id] = (log.rel, grade)
     return latest
 
 
@@ -179,10 +186,12 @@ def check_grades(
     datasets: dict[str, Dataset],
     lookup,
     report: Report,
+    logs: EditionLogs | None = None,
 ) -> None:
     """Re-grade every stored answer whose items are known; check the judge saw no identity."""
+    logs = logs if logs is not None else EditionLogs.read(paths.root)
     identities = _identities(manifest)
-    for run_id, (rel, grade) in sorted(latest_grades(paths).items()):
+    for run_id, (rel, grade) in sorted(latest_grades(logs).items()):
         run = runs.get(run_id)
         if run is None:
             report.fail(

@@ -50,7 +50,9 @@ def grade_logs(root: Path) -> list[Path]:
     )
 
 
-def check_schemas(root: Path, report: Report) -> None:
+def check_schemas(root: Path, report: Report, logs=None) -> None:
+    """Every file parses against its schema; `logs` (verify/parsed.py's `EditionLogs`) are the
+    run and grade logs already read, or None to read them here."""
     for name, model in TOP_LEVEL.items():
         path = root / name
         if not path.exists():
@@ -58,9 +60,13 @@ def check_schemas(root: Path, report: Report) -> None:
         _parse(report, path, root, lambda p, m=model: load_model(m, p))
     for card in sorted((root / "datasets").glob("*/card.json")):
         _parse(report, card, root, lambda p: load_model(DatasetCard, p))
-    for model, logs in ((RunRecord, run_logs(root)), (GradeRecord, grade_logs(root))):
-        for log in logs:
-            _parse(report, log, root, lambda p, m=model: _strict_jsonl(p, m))
+    if logs is None:
+        for model, found in ((RunRecord, run_logs(root)), (GradeRecord, grade_logs(root))):
+            for log in found:
+                _parse(report, log, root, lambda p, m=model: _strict_jsonl(p, m))
+        return
+    for parsed in [*logs.runs, *logs.grades]:
+        _parse(report, parsed.path, root, lambda _p, parsed=parsed: _strict_parsed(parsed))
 
 
 def _strict_jsonl(path: Path, model: type) -> list:
@@ -71,6 +77,14 @@ def _strict_jsonl(path: Path, model: type) -> list:
             return read_jsonl(path, model)
         except TornLineWarning as warning:
             raise FileProblem(path, [str(warning)]) from None
+
+
+def _strict_parsed(parsed) -> None:
+    # As _strict_jsonl, on a log read once: its bad line, or a torn last line, is damage.
+    if parsed.problem is not None:
+        raise parsed.problem
+    if parsed.torn is not None:
+        raise FileProblem(parsed.path, [parsed.torn])
 
 
 def _parse(report: Report, path: Path, root: Path, parse) -> None:

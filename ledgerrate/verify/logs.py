@@ -14,23 +14,21 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ledgerrate.hashing import canonical_json
-from ledgerrate.io import FileProblem, iter_jsonl, load_model
+from ledgerrate.io import FileProblem, load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
     ErrataFile,
-    GradeRecord,
     Mode,
     ProviderFamily,
     Registration,
     RunRecord,
     RunStatus,
 )
-from ledgerrate.verify.integrity import grade_logs
+from ledgerrate.verify.parsed import EditionLogs, ParsedLog
 from ledgerrate.verify.report import Report
 
 LOGS = "run logs hold exactly the registered runs"
@@ -93,7 +91,9 @@ def check_run_logs(
     report: Report,
     *,
     published: bool,
+    logs: EditionLogs | None = None,
 ) -> None:
+    logs = logs if logs is not None else EditionLogs.read(paths.root)
     cells = registered_cells(manifest, registration, lookup)
     expected_logs = {paths.runs(*cell) for cell in cells}
     for log in sorted((paths.root / "runs").rglob("*.jsonl")):
@@ -106,14 +106,16 @@ def check_run_logs(
             found="no such cell in edition.yaml and registration.json",
         )
     withdrawn = _withdrawn_cells(paths)
-    graded = _graded_run_ids(paths)
+    graded = _graded_run_ids(logs)
     for workload, model, mode in cells:
         items = _card_items(paths, workload)
         if items is None:
             continue  # a missing card is reported by the dataset checks
         log = paths.runs(workload, model, mode)
         rel = log.relative_to(paths.root).as_posix()
-        finals = _check_lines(log, rel, paths, manifest, (workload, model, mode), items, report)
+        finals = _check_lines(
+            logs.run_log(log), rel, paths, manifest, (workload, model, mode), items, report
+        )
         if (workload, model, mode) in withdrawn:
             erratum = withdrawn[(workload, model, mode)]
             report.notes.append(
@@ -158,7 +160,7 @@ def _missing(report: Report, rel: str, sitting: int, item: str, published: bool)
 
 
 def _check_lines(
-    log: Path,
+    log: ParsedLog[RunRecord] | None,
     rel: str,
     paths: EditionPaths,
     manifest: EditionManifest,
@@ -171,11 +173,9 @@ def _check_lines(
     attempts: dict[tuple[int, str, int], int] = {}
     window = manifest.window
     known = set(items)
-    try:
-        records = list(_numbered(log))
-    except FileProblem:
-        return finals  # reported by the schema check
-    for number, record in records:
+    if log is None or log.problem is not None:
+        return finals  # absent (reported below as missing items), or reported by the schemas
+    for number, record in log.numbered:
         where = f"line {number}"
 
         def rule(ok: bool, field: str, expected: object, found: object, where=where) -> bool:
@@ -228,14 +228,6 @@ def _check_lines(
     return finals
 
 
-def _numbered(log: Path):
-    # iter_jsonl skips blank lines, so number them against the raw text here.
-    if not log.exists():
-        return
-    numbers = [n for n, line in enumerate(log.read_bytes().split(b"\n"), start=1) if line.strip()]
-    yield from zip(numbers, iter_jsonl(log, RunRecord), strict=False)
-
-
 def _card_items(paths: EditionPaths, workload: str) -> list[str] | None:
     try:
         card = load_model(DatasetCard, paths.card(workload))
@@ -260,11 +252,6 @@ def _withdrawn_cells(paths: EditionPaths) -> dict[tuple[str, str, str], str]:
     }
 
 
-def _graded_run_ids(paths: EditionPaths) -> set[str]:
-    ids: set[str] = set()
-    for log in grade_logs(paths.root):
-        try:
-            ids.update(g.run_id for g in iter_jsonl(log, GradeRecord))
-        except FileProblem:
-            continue
-    return ids
+def _graded_run_ids(logs: EditionLogs) -> set[str]:
+    # A log with a bad line contributes the grades before it (the schema check reports it).
+    return {grade.run_id for log in logs.grades for grade in log.records}

@@ -9,29 +9,31 @@ from typing import Any
 
 from ledgerrate.cost import compute_cost, self_hosted_cost, usage_cost
 from ledgerrate.errors import UsageProblem
-from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.io import load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     CostBasis,
     EditionResults,
-    GradeRecord,
     PricingTable,
     RunRecord,
     UsageBasis,
 )
-from ledgerrate.verify.integrity import grade_logs, run_logs
+from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 
 
-def check_costs(paths: EditionPaths, pricing: PricingTable, report: Report) -> None:
+def check_costs(
+    paths: EditionPaths, pricing: PricingTable, report: Report, logs: EditionLogs | None = None
+) -> None:
     """Every call's cost is its usage at the frozen prices; every run's cost is their sum."""
-    for log in run_logs(paths.root):
-        rel = log.relative_to(paths.root).as_posix()
-        for run in iter_jsonl(log, RunRecord):
+    logs = logs if logs is not None else EditionLogs.read(paths.root)
+    for run_log in logs.runs:
+        rel = run_log.rel
+        for run in run_log.records_or_raise():
             _check_run_cost(run, pricing, report, rel)
-    for log in grade_logs(paths.root):
-        rel = log.relative_to(paths.root).as_posix()
-        for grade in iter_jsonl(log, GradeRecord):
+    for grade_log in logs.grades:
+        rel = grade_log.rel
+        for grade in grade_log.records_or_raise():
             judge = grade.judge
             while judge is not None:
                 expected = _priced(pricing, judge.judge_model, judge.usage)

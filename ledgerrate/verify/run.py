@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from ledgerrate.bundle_format import STATEMENT, SUMS
@@ -12,11 +13,13 @@ from ledgerrate.edition import load_edition, registration_mismatches
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 from ledgerrate.layout import EditionPaths
+from ledgerrate.schema import EditionResults
 from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
+from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
@@ -78,12 +81,14 @@ def verify_edition(
 ) -> Report:
     if lookup is None:
         from ledgerrate.workloads import get as lookup
+    # Every run and grade log is read and validated once; each check below walks the records.
+    logs = EditionLogs.read(paths.root)
     if recompute is None:
-        from ledgerrate.metrics.report import edition_results as recompute
+        recompute = partial(_figures_from, logs)
 
     # 1. Every file parses; published files are as published (or corrected by an erratum).
     on_stage("files and publication")
-    check_schemas(paths.root, report)
+    check_schemas(paths.root, report, logs)
     try:
         edition = load_edition(paths.root)
     except (FileProblem, UsageProblem) as problem:
@@ -124,19 +129,25 @@ def verify_edition(
     on_stage("run logs")
     published = in_bundle or paths.published.exists() or (paths.root / "results.json").exists()
     check_run_logs(
-        paths, edition.manifest, edition.registration, lookup, report, published=published
+        paths,
+        edition.manifest,
+        edition.registration,
+        lookup,
+        report,
+        published=published,
+        logs=logs,
     )
 
     # 4. Seeds → datasets → prompts → grades.
     on_stage("seeds, datasets, prompts, grades")
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
-    runs = check_prompts(paths, edition.registration, datasets, lookup, report)
-    check_grades(paths, edition.manifest, runs, datasets, lookup, report)
+    runs = check_prompts(paths, edition.registration, datasets, lookup, report, logs)
+    check_grades(paths, edition.manifest, runs, datasets, lookup, report, logs)
 
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
-    check_costs(paths, edition.pricing, report)
+    check_costs(paths, edition.pricing, report, logs)
     try:
         check_figures(paths, recompute, report)
     except (FileProblem, UsageProblem) as problem:
@@ -148,6 +159,20 @@ def verify_edition(
             found="; ".join(problem.lines),
         )
     return report
+
+
+def _figures_from(logs: EditionLogs, root: Path) -> EditionResults:
+    """`metrics.report.edition_results`, fed the records verify has already read."""
+    from ledgerrate.metrics import meta
+    from ledgerrate.metrics.compute import compute_results
+    from ledgerrate.metrics.load import load_inputs
+
+    inputs = load_inputs(
+        root,
+        run_logs=[(log.path, log.records_or_raise()) for log in logs.runs],
+        grade_logs=[(log.path, log.records_or_raise()) for log in logs.grades],
+    )
+    return compute_results(inputs, meta.registry_meta)
 
 
 def _check_bundle_manifest(paths: EditionPaths, report: Report) -> None:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import io
+import itertools
 import json
 from collections import Counter
 from decimal import Decimal
@@ -407,3 +409,40 @@ def test_baseline_harness_error_is_retried(edition_factory, lookup) -> None:
     statuses = Counter(r.status for r in recs)
     assert statuses["infra_excluded"] == 1 and statuses["model_failure"] == 0
     assert statuses["completed"] == 4  # the excluded item was re-run and completed
+
+
+class _SlowStub(stub.StubProvider):
+    """A provider that takes DELAY_S per call, so attempts queue for the one request slot."""
+
+    DELAY_S = 0.1
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        await asyncio.sleep(self.DELAY_S)
+        return await super().complete(request)
+
+
+def test_started_at_and_latency_exclude_waiting_for_a_slot(edition_factory, lookup) -> None:
+    # One request slot, so each attempt waits while the one before it holds the slot. An
+    # attempt starts when its request leaves: the recorded spans follow one another, and no
+    # latency holds another attempt's call (before, every queued attempt's span began at the
+    # queue and overlapped the one it waited for by a whole call).
+    root = registered(edition_factory, lookup, models=[model("m1")])
+    calls: list[tuple[str, int]] = []
+
+    def make(spec: ModelSpec, client: Any, api_key: str) -> _SlowStub:
+        return _SlowStub(spec, stub.sum_script, calls)
+
+    run_edition(
+        root,
+        RunOptions(modes=["single-shot"], concurrency=1),
+        lookup=lookup,
+        provider_factory=make,
+        retry=FAST,
+        console=Console(file=io.StringIO()),
+        show_progress=False,
+    )
+    recs = sorted(records(root, "toy.add.v1", "m1", "single-shot"), key=lambda r: r.started_at)
+    assert len(recs) == 4
+    slack = dt.timedelta(milliseconds=10)  # the event loop's own step between two attempts
+    for before, after in itertools.pairwise(recs):
+        assert after.started_at >= before.finished_at - slack, (before, after)
