@@ -302,12 +302,13 @@ def _prompt_problem(sample: Incoming, registered: str, system: str, user: str) -
             f"prompt_hash {sample.prompt_hash[:12]}… is not the registered prompt of "
             f"{sample.item_id} ({registered[:12]}…)"
         )
-    if sample.sent is not None:
-        if sample.sent.hash != registered:
-            return (
-                f"the prompt sent (sha256 {sample.sent.hash[:12]}…) is not the registered prompt "
-                f"of {sample.item_id} ({registered[:12]}…): the prompt was changed"
-            )
+    if sample.sent:
+        for sent in sample.sent:
+            if sent.hash != registered:
+                return (
+                    f"the prompt sent (sha256 {sent.hash[:12]}…) is not the registered prompt "
+                    f"of {sample.item_id} ({registered[:12]}…): the prompt was changed"
+                )
         return None
     texts = set(_strings(sample.request))
     if user not in texts or (system and not any(system in t for t in texts)):

@@ -39,9 +39,10 @@ class Incoming:
     # model id when the log states one (LedgerRate's tasks do), and must then agree.
     model_name: str
     model_id: str | None
-    # The prompt as it was sent (system, first user message), when the harness logs messages;
-    # otherwise `request` must hold the registered prompt's texts verbatim.
-    sent: Prompt | None
+    # The prompt as the log shows it sent (system, first user message), from each place the log
+    # keeps the conversation (Inspect: the first model call's input and the sample's messages);
+    # every one must be the registered prompt. Empty: `request` must hold its texts verbatim.
+    sent: list[Prompt]
     prompt_hash: str | None
     started_at: dt.datetime | None
     finished_at: dt.datetime | None

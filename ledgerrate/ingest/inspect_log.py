@@ -240,7 +240,11 @@ def _incoming(log: EvalLog, sample: EvalSample, info: LogInfo) -> Incoming:
         mode=_text(claims.get("mode")),
         model_name=log.eval.model,
         model_id=_text(claims.get("model")),
-        sent=_sent(first.input if first is not None else sample.messages),
+        sent=[
+            p
+            for p in (_sent(first.input) if first else None, _sent(sample.messages))
+            if p is not None
+        ],
         prompt_hash=_text(claims.get("prompt_hash")),
         started_at=started,
         finished_at=finished,

@@ -71,7 +71,7 @@ def read_interchange(path: Path, sha256: str) -> list[Incoming]:
                 mode=record.mode.value,
                 model_name=record.model,
                 model_id=record.model,
-                sent=None,
+                sent=[],
                 prompt_hash=record.prompt_hash,
                 started_at=record.started_at,
                 finished_at=record.finished_at,

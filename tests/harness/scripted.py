@@ -2,9 +2,9 @@
 
 The fake OpenAI-compatible server (`ledgerrate.testing`) answers both `ledgerrate run` and
 `inspect eval --model openai-api/fake/...` through `responder`: it finds the item by the prompt
-it was sent and answers with the workload's reference solution (so some items pass), after one
-tool call in agentic mode. Usage differs per step and per item, so a cost that matched by
-accident is unlikely.
+it was sent and answers with the workload's reference solution (a wrong answer for every third
+item), after one tool call in agentic mode. Usage differs per step and per item, so a cost that
+matched by accident is unlikely.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ class Script:
             assert workload.baseline is not None
             for index, item in enumerate(dataset.items):
                 user = workload.prompt(item).user
-                self.answers[user] = (index, workload.baseline(item, dataset).text)
+                # Every third item gets a wrong answer, so a cell is neither all pass nor all fail.
+                text = workload.baseline(item, dataset).text if index % 3 != 1 else "no idea"
+                self.answers[user] = (index, text)
 
     def responder(self, family: str, body: dict[str, Any]) -> FakeReply | None:
         messages = body.get("messages") or []
