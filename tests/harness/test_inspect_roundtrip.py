@@ -174,6 +174,7 @@ def write(path, record):
     global written
     written += 1
     line = (to_json(record) + "\\n").encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     # The third record is torn half-way, as a kill mid-write leaves it.
     os.write(fd, line if written < 3 else line[: len(line) // 2])
