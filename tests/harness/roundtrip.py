@@ -6,7 +6,6 @@ subprocess, so the entry point, the CLI and the files on disk are what is tested
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -19,8 +18,11 @@ from scripted import Script
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
+from ledgerrate.grade.stage import grade_edition
 from ledgerrate.io import write_yaml
+from ledgerrate.metrics.report import edition_results
 from ledgerrate.testing.fake_provider import FakeProviderServer
+from ledgerrate.verify.run import verify_path
 from ledgerrate.workloads import catalogue
 
 BIN = Path(sys.executable).parent
@@ -98,6 +100,14 @@ class Bench:
             "NO_COLOR": "1",
         }
 
+    def grade(self, edition: Path) -> None:
+        grade_edition(edition)
+
+    def verified(self, edition: Path) -> bool:
+        report = verify_path(edition)
+        assert report.ok, "\n".join(report.lines())
+        return report.ok
+
     def cli(self, *args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
         result = subprocess.run(
             [str(BIN / "ledgerrate"), *map(str, args)],
@@ -138,7 +148,9 @@ class Bench:
         return logs[0]
 
     def results(self, edition: Path) -> dict[tuple[str, str], dict[str, Any]]:
-        data = json.loads(self.cli("results", edition, "--json").stdout)
+        """The cells of `ledgerrate results --json`, computed in this process (a subprocess per
+        call costs minutes on a loaded test machine; `results` prints this same model)."""
+        data = edition_results(edition).model_dump(mode="json")
         return {
             (cell["model"], cell["mode"]): cell
             for workload in data["workloads"]

@@ -24,10 +24,15 @@ from roundtrip import MODEL, WORKLOAD, Bench
 
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import read_jsonl
+from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics.report import edition_results
+from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.run import bodies
 from ledgerrate.schema import RunRecord
 
-pytestmark = pytest.mark.slow
+# A module-scoped edition is registered, run and evaluated by Inspect once; the first test of
+# the module pays for it (about ten minutes on a loaded 2-core machine), hence the timeout.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 MODES = ("single-shot", "agentic")
 
 
@@ -47,7 +52,7 @@ def direct(bench: Bench) -> tuple[Path, list[str]]:
     for mode in MODES:
         bench.cli("run", edition, "--modes", mode, "--concurrency", "2")
     seen = _user_prompts(bench, before)
-    bench.cli("grade", edition)
+    bench.grade(edition)
     return edition, seen
 
 
@@ -66,7 +71,7 @@ def inspect_logs(bench: Bench) -> dict[str, Path]:
 def ingested(bench: Bench, inspect_logs: dict[str, Path]) -> Path:
     edition = bench.copy("ingested")
     bench.cli("ingest", edition, inspect_logs["single-shot"], inspect_logs["agentic"])
-    bench.cli("grade", edition)
+    bench.grade(edition)
     return edition
 
 
@@ -97,6 +102,11 @@ def test_ingested_figures_equal_a_direct_run(bench, direct, ingested) -> None:
         if mode == "agentic":
             assert all(r.steps[0].tool_results for r in records)  # the tool ran in Inspect
     assert bench.cli("verify", ingested).returncode == 0
+    # The pages name the ingested cells and their harness; a direct run's cells are not named.
+    label = f"Inspect AI {inspect_version}"
+    shown = ingested_cells(EditionPaths(ingested), edition_results(ingested))
+    assert shown == {(WORKLOAD, MODEL, mode): [label] for mode in MODES}
+    assert ingested_cells(EditionPaths(direct_edition), edition_results(direct_edition)) == {}
 
 
 def test_inspect_sent_the_prompts_run_sends(direct, inspect_logs) -> None:
@@ -215,7 +225,7 @@ def test_ingest_after_kill_9_loses_nothing(bench, inspect_logs, ingested) -> Non
     resumed = bench.cli("ingest", edition, *logs)
     assert "2 samples were ingested before; skipped" in resumed.stdout
     assert _records(edition) == _records(ingested)
-    assert bench.cli("verify", edition).returncode == 0
+    assert bench.verified(edition)
 
 
 def test_jsonl_interchange_gives_the_figures_of_the_run_it_came_from(bench, direct) -> None:
@@ -235,12 +245,12 @@ def test_jsonl_interchange_gives_the_figures_of_the_run_it_came_from(bench, dire
     exported.write_text("\n".join(lines) + "\n")
     edition = bench.copy("interchange")
     bench.cli("ingest", edition, exported, "--format", "jsonl")
-    bench.cli("grade", edition)
+    bench.grade(edition)
     ran, came = bench.results(direct_edition), bench.results(edition)
     for mode in MODES:
         for figure in ("n", "passes", "spend_usd", "tokens", "cost_basis"):
             assert came[(MODEL, mode)][figure] == ran[(MODEL, mode)][figure], figure
-    assert bench.cli("verify", edition).returncode == 0
+    assert bench.verified(edition)
     records = read_jsonl(edition / "runs" / WORKLOAD / MODEL / "agentic.jsonl", RunRecord)
     assert {r.source.harness for r in records if r.source} == {"jsonl"}
     # A line with a changed prompt hash is refused, and nothing is written.
