@@ -15,7 +15,14 @@ LOCAL_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGG
 LOCAL_LOCK  := requirements-local.lock
 LOCAL_STAMP := $(VENV)/.local-$(shell cat $(LOCAL_LOCK) | sha256sum | cut -c1-12)
 
-.PHONY: site test test-fast lint lock deps local clean
+# The `inspect` extra (Inspect AI, for the round trip `inspect eval` → `ledgerrate ingest`): its
+# own lock, because Inspect (through s3fs → aiobotocore) needs python-dateutil < 3 while the main
+# lock holds 4.0.0. Every other package both locks hold is constrained to the main lock's version,
+# so installing the extra changes nothing that shapes a dataset's bytes.
+INSPECT_LOCK  := requirements-inspect.lock
+INSPECT_STAMP := $(VENV)/.inspect-$(shell cat $(INSPECT_LOCK) | sha256sum | cut -c1-12)
+
+.PHONY: site test test-fast lint lock deps local inspect clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	bash scripts/install-system-deps.sh site
@@ -38,7 +45,14 @@ $(LOCAL_STAMP): $(STAMP) $(LOCAL_LOCK)
 
 local: $(LOCAL_STAMP)
 
-test: $(STAMP) $(LOCAL_STAMP)
+$(INSPECT_STAMP): $(STAMP) $(INSPECT_LOCK)
+	$(BIN)/python -m pip install -q --no-deps -r $(INSPECT_LOCK)
+	rm -f $(VENV)/.inspect-*
+	touch $(INSPECT_STAMP)
+
+inspect: $(INSPECT_STAMP)
+
+test: $(STAMP) $(LOCAL_STAMP) $(INSPECT_STAMP)
 	bash scripts/install-system-deps.sh test
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
@@ -57,6 +71,10 @@ lock: $(STAMP)
 		--allow-unsafe -o $(LOCK) pyproject.toml
 	$(BIN)/pip-compile -q --extra dev --extra local --strip-extras --no-emit-index-url \
 		--no-emit-find-links --allow-unsafe -o $(LOCAL_LOCK) pyproject.toml
+	grep -v '^python-dateutil==' $(LOCK) > $(VENV)/inspect-constraints.txt
+	$(BIN)/pip-compile -q --extra dev --extra inspect --strip-extras --no-emit-index-url \
+		--no-emit-find-links --allow-unsafe -c $(VENV)/inspect-constraints.txt \
+		-o $(INSPECT_LOCK) pyproject.toml
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache .mypy_cache

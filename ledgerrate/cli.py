@@ -24,6 +24,7 @@ PIPELINE = (
     "generate",
     "register",
     "run",
+    "ingest",
     "grade",
     "spotcheck",
     "results",
@@ -195,6 +196,34 @@ def run(
             markup=True,
         )
         sys.exit(1)
+
+
+@app.command()
+@friendly
+def ingest(
+    edition: EditionDir,
+    logs: Annotated[list[Path], typer.Argument(help="Inspect eval logs (.eval/.json) or JSONL.")],
+    log_format: Annotated[
+        str,
+        typer.Option("--format", help="`inspect` (Inspect AI eval logs) or `jsonl` (run records)."),
+    ] = "inspect",
+    new_sitting: Annotated[
+        bool, typer.Option(help="Ingest into a new sitting once the open one is complete.")
+    ] = False,
+) -> None:
+    """Bring runs made by another harness into an edition, under the rules of `run`."""
+    from ledgerrate.ingest.stage import ingest_logs
+
+    if log_format not in ("inspect", "jsonl"):
+        raise UsageProblem(f"--format {log_format!r}: use `inspect` or `jsonl`")
+    summary = ingest_logs(
+        edition,
+        logs,
+        log_format="jsonl" if log_format == "jsonl" else "inspect",
+        new_sitting=new_sitting,
+    )
+    for line in summary.lines():
+        typer.echo(line)
 
 
 @app.command()

@@ -17,6 +17,7 @@ from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics import report
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
+from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import (
     DatasetCard,
@@ -59,6 +60,8 @@ class Edition:
     )
     # The sealed statement that the seeds can no longer be opened (shown wherever seeds are).
     seed_loss: SeedLoss | None = None
+    # (workload, model, mode) → the harnesses its runs were ingested from (`ledgerrate ingest`).
+    ingested: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -168,6 +171,7 @@ def load_edition(
         examples=_examples(paths, results),
         reproductions=_reproductions(paths, manifest),
         seed_loss=_optional(SeedLoss, paths.seeds_lost),
+        ingested=ingested_cells(paths, results),
     )
 
 

@@ -139,6 +139,32 @@ class ServedModel(Strict):
     chat_format: str = Field(description="Chat format the server was started with.")
 
 
+class RunSource(Strict):
+    """Where an ingested record came from: a run by another harness, brought in by
+    `ledgerrate ingest` under the same rules as `run` (window, registered model and price, item id
+    and prompt hash, one record per item per sitting; cost recomputed from the frozen prices).
+
+    Absent on records written by `ledgerrate run` itself.
+    """
+
+    harness: Literal["inspect_ai", "jsonl"] = Field(
+        description="The harness whose log this record was read from: `inspect_ai` (an Inspect AI "
+        "eval log) or `jsonl` (the run-record interchange format)."
+    )
+    harness_version: str | None = Field(
+        default=None, description="The harness's version as its log states it (Inspect's)."
+    )
+    log_name: str = Field(description="File name of the ingested log (no folder).")
+    log_sha256: Sha256 = Field(description="sha256 of the ingested log file's bytes.")
+    eval_id: str | None = Field(default=None, description="The harness's id of the eval run.")
+    task: str | None = Field(default=None, description="The harness's task name.")
+    sample: str = Field(
+        description="The sample within the log (Inspect: `<id>#<epoch>`; jsonl: `line <n>`); with "
+        "`log_sha256` it makes ingesting the same log twice add nothing."
+    )
+    ingested_at: dt.datetime = Field(description="When `ledgerrate ingest` wrote it (UTC).")
+
+
 class RunRecord(Strict):
     """One attempt of one item in one cell: a line of `runs/<workload>/<model>/<mode>.jsonl`.
 
@@ -199,6 +225,13 @@ class RunRecord(Strict):
         default=None,
         description="Self-hosted models only: the weights file the local server ran, with its "
         "sha256.",
+        exclude_if=lambda v: v is None,
+    )
+
+    source: RunSource | None = Field(
+        default=None,
+        description="Ingested records only: the harness and log it was read from "
+        "(`ledgerrate ingest`).",
         exclude_if=lambda v: v is None,
     )
 

@@ -1,0 +1,26 @@
+"""Fixtures of the harness round trip: one registered edition served by the scripted fake."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from roundtrip import Bench, make_bench
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bench]:
+    work = tmp_path_factory.mktemp("roundtrip")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LEDGERRATE_PRIVATE_DIR", str(work / "private"))
+        made = make_bench(work, dt.datetime.now(dt.UTC).replace(microsecond=0))
+        try:
+            yield made
+        finally:
+            made.fake.close()
