@@ -88,7 +88,7 @@ def test_fixture_covers_judged_and_agentic_cells(released_fixture_edition: Path)
     agentic = read_jsonl(
         _cell(released_fixture_edition, "runs", "execute.month-end.v1", "agentic"), RunRecord
     )
-    counted = [r for r in agentic if r.status != "infra_excluded"]
+    counted = [r for r in agentic if r.status != RunStatus.infra_excluded]
     assert counted and all(r.tool_state for r in counted)
 
 
