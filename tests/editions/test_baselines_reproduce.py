@@ -156,7 +156,7 @@ def test_a_judged_run_stored_as_pass_without_a_judge_is_named(
     result = compare_edition(fixture_copy, dataset_cache)
     assert len(result.differences) == 1, result.report()
     assert f"item {item} " in result.differences[0]
-    assert "'pending_judge'" in result.differences[0]
+    assert repr(str(Outcome.pending_judge)) in result.differences[0]
 
 
 def test_a_flipped_named_check_is_named(fixture_copy: Path, dataset_cache: DatasetCache) -> None:
