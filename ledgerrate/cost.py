@@ -84,5 +84,5 @@ def call_cost(usage: Usage, server_seconds: float, pricing: PricingTable, model_
 
 
 def estimate_usage(prompt_chars: int, output_chars: int) -> Usage:
-    """Used only when a provider reports nothing; the record's basis is then `estimate`."""
+    """Used only when a provider reports nothing; the record's basis is then `estimated`."""
     return Usage(input_tokens=-(-prompt_chars // 4), output_tokens=-(-output_chars // 4))

@@ -5,7 +5,7 @@ Rules this stage keeps:
   counted run graded. A model failure is a fail without grading: its record has one check,
   `run_completed` = false, naming why. Infra-excluded attempts are not counted and not graded.
 - Deterministic checks run first; a deterministic fail is final and the judge is not called.
-- A judged run is `pending_judge` until the judge has graded it, never `pass`. Without a judge
+- A judged run is `pending-judge` until the judge has graded it, never `pass`. Without a judge
   configured, or without its API key in the environment, judged runs stay pending.
 - A run that already has a pass or fail grade is skipped unless `regrade`, which appends a new
   revision and keeps the earlier one. A pending run is graded again once a judge is available.

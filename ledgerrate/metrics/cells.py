@@ -25,9 +25,20 @@ from ledgerrate.metrics.sittings import (
     latest_grades,
     superseded_attempts,
 )
-from ledgerrate.schema import CellResult, Mode, TokenTotals
+from ledgerrate.schema import (
+    CellCostBasis,
+    CellResult,
+    CostBasis,
+    Mode,
+    Outcome,
+    RunStatus,
+    TokenTotals,
+    UsageBasis,
+)
 
 QUALITY_BAR = 0.80
+# Not an outcome on disk: a completed run that has no grade record yet.
+UNGRADED = "ungraded"
 TOKEN_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning")
 
 
@@ -35,9 +46,8 @@ TOKEN_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning")
 class CellData:
     """The records one cell's figures are computed from.
 
-    `items` holds one row per counted attempt with its grade joined on: `outcome` is `pass`,
-    `fail` (a failed grade or a model failure), `pending_judge`, or `ungraded` (completed, no
-    grade record yet).
+    `items` holds one row per counted attempt with its grade joined on: `outcome` is an
+    `Outcome` (a model failure is `fail`) or `UNGRADED` (completed, no grade record yet).
     """
 
     key: CellKey
@@ -68,7 +78,9 @@ def assemble_cell(
         how="left",
     )
     joined["outcome"] = [
-        "fail" if status == "model_failure" else ("ungraded" if pd.isna(o) else o)
+        Outcome.failed
+        if status == RunStatus.model_failure
+        else (UNGRADED if pd.isna(o) else Outcome(o))
         for status, o in zip(joined["status"], joined["outcome"], strict=True)
     ]
     return CellData(
@@ -83,25 +95,25 @@ def assemble_cell(
     )
 
 
-def cost_basis(items: pd.DataFrame, is_reference: bool) -> str:
+def cost_basis(items: pd.DataFrame, is_reference: bool) -> CellCostBasis:
     """`measured` only when every counted run's usage was provider-reported and priced.
 
     A run labelled measured whose usage was estimated is read as an estimate: the label follows
     the evidence, not the other way round.
     """
     if items.empty:
-        return "none"
+        return CellCostBasis.none
     bases = {
-        "estimate" if usage == "estimated" else basis
+        CostBasis.estimated if UsageBasis(usage) == UsageBasis.estimated else CostBasis(basis)
         for basis, usage in zip(items["cost_basis"], items["usage_basis"], strict=True)
     }
-    if bases == {"measured"}:
-        return "measured"
-    if is_reference or bases == {"compute"}:
-        return "compute"
-    if "estimate" in bases:
-        return "estimate"
-    return "mixed"
+    if bases == {CostBasis.measured}:
+        return CellCostBasis.measured
+    if is_reference or bases == {CostBasis.compute}:
+        return CellCostBasis.compute
+    if CostBasis.estimated in bases:
+        return CellCostBasis.estimated
+    return CellCostBasis.mixed
 
 
 def mean_diagnostics(items: pd.DataFrame) -> dict[str, float]:
@@ -125,7 +137,7 @@ def failures_coded(items: pd.DataFrame, code: str) -> int:
     from a bad answer."""
     if items.empty or "failure" not in items:
         return 0
-    failed = items[items["status"] == "model_failure"]["failure"]
+    failed = items[items["status"] == RunStatus.model_failure]["failure"]
     return int(sum(isinstance(f, str) and f.split(":", 1)[0] == code for f in failed))
 
 
@@ -135,13 +147,13 @@ def _latency(items: pd.DataFrame, q: float) -> float | None:
 
 def _own_flags(data: CellData) -> list[str]:
     flags = []
-    pending = int((data.items["outcome"] == "pending_judge").sum())
+    pending = int((data.items["outcome"] == Outcome.pending_judge).sum())
     if pending:
         flags.append(
             f"{pending} runs pending judge: pass rate and CPO are withheld until every run "
             "has its grade"
         )
-    ungraded = int((data.items["outcome"] == "ungraded").sum())
+    ungraded = int((data.items["outcome"] == UNGRADED).sum())
     if ungraded:
         flags.append(f"{ungraded} completed runs have no grade record yet")
     if data.superseded:
@@ -170,9 +182,9 @@ def cell_result(
     items = data.items
     n = len(items)
     outcomes = items["outcome"]
-    passes = int((outcomes == "pass").sum())
-    pending = int((outcomes == "pending_judge").sum())
-    graded = int(outcomes.isin(["pass", "fail"]).sum())
+    passes = int((outcomes == Outcome.passed).sum())
+    pending = int((outcomes == Outcome.pending_judge).sum())
+    graded = int(outcomes.isin([Outcome.passed, Outcome.failed]).sum())
     spend = money_sum(items["spend_usd"])
     # A run pending its judge is neither pass nor fail, so a pass rate or CPO over a cell with
     # such runs would state something not yet measured: both are withheld until every counted
@@ -182,7 +194,7 @@ def cell_result(
     boot = (
         bootstrap_cpo(
             np.array([float(v) for v in items["spend_usd"]]),
-            (outcomes == "pass").to_numpy(),
+            (outcomes == Outcome.passed).to_numpy(),
             keyed_rng(seed, "cpo", workload, model, mode),
             reps,
         )
@@ -201,8 +213,8 @@ def cell_result(
         other_sittings=data.other_sittings,
         is_reference=is_reference,
         n=n,
-        completed=int((items["status"] == "completed").sum()),
-        model_failures=int((items["status"] == "model_failure").sum()),
+        completed=int((items["status"] == RunStatus.completed).sum()),
+        model_failures=int((items["status"] == RunStatus.model_failure).sum()),
         truncated=failures_coded(items, "truncated"),
         context_exceeded=failures_coded(items, "context_exceeded"),
         missing=missing,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.intervals import DEFAULT_REPS, resample_indices
-from ledgerrate.schema import CellResult, Interval, RoutingVerdict
+from ledgerrate.schema import CellResult, Interval, Outcome, RoutingVerdict, Verdict
 from ledgerrate.stats.power import minimum_detectable_difference
 
 MARGIN = 0.10
@@ -43,11 +43,11 @@ def paired_items(challenger: CellData, incumbent: CellData) -> pd.DataFrame:
     """Items graded pass/fail in both arms, with both outcomes and costs side by side."""
 
     def settled(data: CellData) -> pd.DataFrame:
-        items = data.items[data.items["outcome"].isin(["pass", "fail"])]
+        items = data.items[data.items["outcome"].isin([Outcome.passed, Outcome.failed])]
         return pd.DataFrame(
             {
                 "item_id": items["item_id"],
-                "passed": (items["outcome"] == "pass").astype(float),
+                "passed": (items["outcome"] == Outcome.passed).astype(float),
                 "cost": [float(v) for v in items["spend_usd"]],
             }
         )
@@ -81,7 +81,7 @@ def paired_bootstrap(
 
 def not_applicable(reason: str, challenger: Arm | None, incumbent: Arm | None) -> RoutingVerdict:
     return RoutingVerdict(
-        verdict="not_applicable",
+        verdict=Verdict.not_applicable,
         challenger=challenger.result.model if challenger else None,
         challenger_mode=challenger.result.mode if challenger else None,
         incumbent=incumbent.result.model if incumbent else None,
@@ -97,21 +97,25 @@ def _span(interval: Interval, percent: bool = False) -> str:
 
 def decide(
     quality: Interval, saving: Interval | None, m: int, margin: float = MARGIN
-) -> tuple[str, str, str | None]:
+) -> tuple[Verdict, str, str | None]:
     """(verdict, reason, remedy) from the two paired intervals over m items."""
     q_lo, q_hi = float(quality.lo), float(quality.hi)  # type: ignore[arg-type]
     points = f"{margin * 100:.0f}-point"
     if q_hi < -margin:
-        return "fail", f"quality regression established: difference {_span(quality)}", None
+        return Verdict.failed, f"quality regression established: difference {_span(quality)}", None
     if saving is not None and float(saving.hi) < 0:  # type: ignore[arg-type]
-        return "fail", f"the challenger costs more per item: saving {_span(saving, True)}", None
+        return (
+            Verdict.failed,
+            f"the challenger costs more per item: saving {_span(saving, True)}",
+            None,
+        )
     quality_ok = q_lo > -margin
     saving_ok = saving is not None and float(saving.lo) > 0  # type: ignore[arg-type]
     shown = f"quality difference {_span(quality)}" + (
         f", cost saving {_span(saving, True)}" if saving else ", cost saving undefined"
     )
     if quality_ok and saving_ok:
-        return "pass", f"non-inferior within the {points} margin and cheaper: {shown}", None
+        return Verdict.passed, f"non-inferior within the {points} margin and cheaper: {shown}", None
     gaps = []
     if not quality_ok:
         mde = minimum_detectable_difference(m) * 100
@@ -126,7 +130,7 @@ def decide(
             + (f"spans {_span(saving, True)} and " if saving else "")
             + "does not exclude no saving"
         )
-    return "inconclusive", shown, "; ".join(gaps) + f"; {SETTLE}"
+    return Verdict.inconclusive, shown, "; ".join(gaps) + f"; {SETTLE}"
 
 
 def routing_verdict(
@@ -160,7 +164,7 @@ def routing_verdict(
     }
     if pairs.empty:
         return RoutingVerdict(
-            verdict="inconclusive",
+            verdict=Verdict.inconclusive,
             reason="no item is graded in both cells",
             remedy="grade the outstanding runs of both cells, then recompute",
             **base,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-INFRA = "infra_excluded"
+from ledgerrate.schema import RunStatus
+
+INFRA = RunStatus.infra_excluded
 
 
 def counted_attempts(runs: pd.DataFrame) -> pd.DataFrame:

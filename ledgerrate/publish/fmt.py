@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
-from ledgerrate.schema import CellResult, Interval, RateLine
+from ledgerrate.schema import CellResult, Interval, RateLine, Verdict
 from ledgerrate.usd import Amount, Reading, reading, usd_interval
 from ledgerrate.usd import usd as usd_text
 
@@ -22,10 +22,10 @@ PENDING = "awaiting judge — not counted"
 WITHDRAWN_TEXT = "withdrawn (see errata)"
 NO_JUDGE = "this edition has no judge, so these runs stay ungraded"
 VERDICTS = {
-    "pass": "pass",
-    "fail": "fail",
-    "inconclusive": "inconclusive",
-    "not_applicable": "not applicable",
+    Verdict.passed: "pass",
+    Verdict.failed: "fail",
+    Verdict.inconclusive: "inconclusive",
+    Verdict.not_applicable: "not applicable",
 }
 
 
@@ -73,7 +73,7 @@ def cpo_value(value: Amount | None, ci: Interval | None) -> str:
 
 
 def verdict(value: str) -> str:
-    return VERDICTS.get(value, value.replace("_", " "))
+    return VERDICTS[Verdict(value)]
 
 
 def pending_text(cell: CellResult, *, judge: bool = True) -> str:

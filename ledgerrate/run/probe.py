@@ -22,7 +22,15 @@ import httpx
 from ledgerrate.cost import call_cost
 from ledgerrate.keys import redact
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ProviderError
-from ledgerrate.schema import CallRecord, Cost, ModelSpec, PricingTable, ProbeRecord, Usage
+from ledgerrate.schema import (
+    CallRecord,
+    Cost,
+    ModelSpec,
+    PricingTable,
+    ProbeRecord,
+    Usage,
+    UsageBasis,
+)
 from ledgerrate.tools import ToolSpec
 
 TOKEN = "ledgerrate-probe-7"
@@ -83,7 +91,7 @@ async def _one(
                 response=redact(raw, secrets),
                 error=redact(f"{type(exc).__name__}: {exc}", secrets),
                 usage=usage or Usage(),
-                usage_basis="provider_reported" if usage else "none",
+                usage_basis=UsageBasis.provider_reported if usage else UsageBasis.none,
                 cost=call_cost(usage or Usage(), latency, pricing, spec.id),
             ),
             None,
@@ -98,7 +106,7 @@ async def _one(
             http_status=completion.http_status,
             response=completion.raw,
             usage=usage,
-            usage_basis="provider_reported" if completion.usage else "none",
+            usage_basis=UsageBasis.provider_reported if completion.usage else UsageBasis.none,
             cost=call_cost(usage, latency, pricing, spec.id),
         ),
         completion,

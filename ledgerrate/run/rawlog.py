@@ -112,7 +112,7 @@ def call_bases(calls: Sequence[CallRecord]) -> tuple[UsageBasis, CostBasis]:
     else:
         usage_basis = UsageBasis.provider_reported
     measured = bool(calls) and kinds == {UsageBasis.provider_reported}
-    return usage_basis, CostBasis.measured if measured else CostBasis.estimate
+    return usage_basis, CostBasis.measured if measured else CostBasis.estimated
 
 
 def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:

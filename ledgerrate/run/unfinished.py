@@ -5,7 +5,7 @@ A kill between that moment and the record's fsync leaves a start without a recor
 may well have answered and billed it. On resume each such attempt becomes an infrastructure
 exclusion (re-run, never counted against the model) whose calls are costed as estimates: input
 from the request's size (characters ÷ 4, the runner's rule when a provider reports nothing) and
-output at the model's cap, the most it could have cost. Basis `estimate`, so nobody reads it
+output at the model's cap, the most it could have cost. Basis `estimated`, so nobody reads it
 as measured.
 """
 
@@ -152,7 +152,7 @@ def _record(
         usage=sum((c.usage for c in calls), Usage()),
         usage_basis=UsageBasis.estimated,
         cost=sum((c.cost for c in calls), Cost()),
-        cost_basis=CostBasis.estimate,
+        cost_basis=CostBasis.estimated,
     )
 
 

@@ -51,7 +51,37 @@ class Strict(BaseModel):
     )
 
 
-class Mode(StrEnum):
+# Enum values are spelled in kebab case (`single-shot`, `model-failure`, `pending-judge`) and
+# cost bases as adjectives (`measured`, `estimated`). Files sealed before 2026-12 hold the old
+# snake-case spellings; a sealed file is never rewritten, so each enum reads them as the member
+# they always meant (`OLD_SPELLINGS`) and every new record is written in the one spelling.
+# Kebab case was chosen because it changes the fewest sealed values: `single-shot` is in 393
+# places in the bundled editions, in every log's file name, in every run id (derived from the
+# mode's text) and in page anchors, while the snake-case values are in 89 (`pending_judge` 74,
+# `not_applicable` 14, `model_failure` 1) and in no name, id, hash or URL.
+OLD_SPELLINGS: Final[dict[str, dict[str, str]]] = {
+    "RunStatus": {"model_failure": "model-failure", "infra_excluded": "infra-excluded"},
+    "UsageBasis": {"provider_reported": "provider-reported"},
+    "CostBasis": {"estimate": "estimated"},
+    "CellCostBasis": {"estimate": "estimated"},
+    "Outcome": {"pending_judge": "pending-judge"},
+    "Verdict": {"not_applicable": "not-applicable"},
+}
+
+
+class Spelled(StrEnum):
+    """A string enum that also reads the old spellings of its values (see `OLD_SPELLINGS`).
+
+    Code compares members (`status == RunStatus.model_failure`), never literal strings, so a
+    value read in either spelling meets the same comparison."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Spelled | None:
+        renamed = OLD_SPELLINGS.get(cls.__name__, {}).get(value) if isinstance(value, str) else None
+        return None if renamed is None else cls(renamed)
+
+
+class Mode(Spelled):
     single_shot = "single-shot"
     agentic = "agentic"
 
@@ -63,25 +93,46 @@ class ProviderFamily(StrEnum):
     baseline = "baseline"
 
 
-class RunStatus(StrEnum):
+class RunStatus(Spelled):
     completed = "completed"
-    model_failure = "model_failure"
-    infra_excluded = "infra_excluded"
+    model_failure = "model-failure"
+    infra_excluded = "infra-excluded"
 
 
-class UsageBasis(StrEnum):
-    provider_reported = "provider_reported"
+class UsageBasis(Spelled):
+    provider_reported = "provider-reported"
     estimated = "estimated"
     none = "none"
 
 
-class CostBasis(StrEnum):
+class CostBasis(Spelled):
+    """How a run's cost was obtained."""
+
     measured = "measured"
-    estimate = "estimate"
+    estimated = "estimated"
     compute = "compute"
 
 
-class Outcome(StrEnum):
+class CellCostBasis(Spelled):
+    """How a cell's cost was obtained: a run's basis, `mixed` or `none` (no runs)."""
+
+    measured = "measured"
+    estimated = "estimated"
+    compute = "compute"
+    mixed = "mixed"
+    none = "none"
+
+
+class Outcome(Spelled):
     passed = "pass"
     failed = "fail"
-    pending_judge = "pending_judge"
+    pending_judge = "pending-judge"
+
+
+class Verdict(Spelled):
+    """A routing verdict."""
+
+    passed = "pass"
+    failed = "fail"
+    inconclusive = "inconclusive"
+    not_applicable = "not-applicable"

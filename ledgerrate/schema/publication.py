@@ -10,11 +10,13 @@ from pydantic import Field, field_validator
 
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
+    CellCostBasis,
     Mode,
     Sha256,
     Slug,
     Strict,
     Usd,
+    Verdict,
     WorkloadId,
 )
 
@@ -200,8 +202,10 @@ class CellResult(Strict):
     """Attempts excluded for infrastructure errors (re-run)."""
     infra_excluded_usd: Usd
     grading_cost_usd: Usd = Field(description="Judge spend; never in CPO.")
-    cost_basis: Literal["measured", "estimate", "compute", "mixed", "none"]
-    """How the cost was obtained: `measured` only if every run was provider-reported."""
+    cost_basis: CellCostBasis
+    """How the cost was obtained: `measured` only if every run was provider-reported,
+    `estimated` if any usage was estimated, `compute` for a reference baseline, else `mixed`;
+    `none` without runs. Sealed files may say `estimate` (the old spelling of `estimated`)."""
     qualifying: bool = Field(description="pass_rate ≥ 0.80 with every item graded.")
     void: bool = False
     """A void cell never enters a rate card, index or trendline."""
@@ -225,7 +229,7 @@ class RateLine(Strict):
     """Pass rate of the priced cell."""
     pass_rate_ci: Interval
     """95% Wilson interval of that pass rate."""
-    cost_basis: str
+    cost_basis: CellCostBasis
     """Cost basis of the priced cell."""
 
 
@@ -248,8 +252,9 @@ class FlagshipPremium(Strict):
 
 
 class RoutingVerdict(Strict):
-    verdict: Literal["pass", "fail", "inconclusive", "not_applicable"]
-    """`pass`, `fail`, `inconclusive` (always with a remedy) or `not_applicable`."""
+    verdict: Verdict
+    """`pass`, `fail`, `inconclusive` (always with a remedy) or `not-applicable` (sealed files
+    may say `not_applicable`, its old spelling)."""
     challenger: Slug | None = None
     """Cheapest qualifying model."""
     challenger_mode: Mode | None = None

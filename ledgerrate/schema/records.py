@@ -192,7 +192,8 @@ class RunRecord(Strict):
     """Attempt end (UTC)."""
     latency_s: float = Field(ge=0, description="Wall-clock seconds for the whole attempt.")
     status: RunStatus
-    """`completed`, `model_failure` (a fail) or `infra_excluded` (re-run, never counted)."""
+    """`completed`, `model-failure` (a fail) or `infra-excluded` (re-run, never counted); sealed
+    files may hold the old spellings `model_failure` and `infra_excluded`."""
     failure: str | None = Field(default=None, description="Why it was not completed.")
     outside_window: bool = Field(default=False, description="Run with --allow-outside-window.")
     simulated: bool = Field(default=False, description="Never true for a published result.")
@@ -214,10 +215,12 @@ class RunRecord(Strict):
     )
     usage: Usage = Field(default_factory=Usage, description="Sum over calls.")
     usage_basis: UsageBasis
-    """`provider_reported`, `estimated` (chars ÷ 4) or `none` (baselines)."""
+    """`provider-reported`, `estimated` (chars ÷ 4) or `none` (baselines); old spelling
+    `provider_reported`."""
     cost: Cost = Field(default_factory=Cost, description="Sum over calls (+ compute).")
     cost_basis: CostBasis
-    """`measured` only when every call's usage was provider-reported; `compute` for baselines."""
+    """`measured` only when every call's usage was provider-reported, `estimated` when some was
+    estimated (old spelling `estimate`), `compute` for baselines and self-hosted models."""
     cpu_seconds: float | None = Field(
         default=None, description="Process CPU time (reference baselines)."
     )
@@ -346,7 +349,8 @@ class GradeRecord(Strict):
     graded_at: dt.datetime
     """When this revision was graded (UTC)."""
     outcome: Outcome
-    """`pass`, `fail`, or `pending_judge` (never counted as a pass)."""
+    """`pass`, `fail`, or `pending-judge` (never counted as a pass); old spelling
+    `pending_judge`."""
     checks: list[Check]
     """Named deterministic checks; any failure fails the run."""
     diagnostics: dict[str, float | int | str | bool] = Field(default_factory=dict)

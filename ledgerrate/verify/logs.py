@@ -144,7 +144,7 @@ def check_run_logs(
 
 
 def _missing(report: Report, rel: str, sitting: int, item: str, published: bool) -> None:
-    text = f"no final record (completed or model_failure) for {item} in sitting {sitting}"
+    text = f"no final record (completed or model-failure) for {item} in sitting {sitting}"
     if not published:
         report.notes.append(f"{rel}: {text} yet")
         return

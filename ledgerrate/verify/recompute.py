@@ -144,7 +144,7 @@ def _check_run_cost(run: RunRecord, pricing: PricingTable, report: Report, rel: 
         file=rel,
         record=run.run_id,
         field="cost_basis",
-        expected="estimate (some usage was estimated)",
+        expected="estimated (some usage was estimated)",
         found=run.cost_basis.value,
     )
 

@@ -153,7 +153,7 @@ def expected_outcome(workload: Workload, grade: Grade, stored: GradeRecord) -> O
 
     A judge's verdict is a model's opinion that no offline re-run reproduces; when a judge did
     grade the run its stored verdict decides the judged part, and when none did the stage must
-    have written exactly `pending_judge`.
+    have written exactly `pending-judge`.
     """
     if not grade.deterministic_pass:
         return Outcome.failed

@@ -88,7 +88,7 @@ def test_fixture_covers_judged_and_agentic_cells(released_fixture_edition: Path)
     agentic = read_jsonl(
         _cell(released_fixture_edition, "runs", "execute.month-end.v1", "agentic"), RunRecord
     )
-    counted = [r for r in agentic if r.status != "infra_excluded"]
+    counted = [r for r in agentic if r.status != RunStatus.infra_excluded]
     assert counted and all(r.tool_state for r in counted)
 
 
@@ -156,7 +156,7 @@ def test_a_judged_run_stored_as_pass_without_a_judge_is_named(
     result = compare_edition(fixture_copy, dataset_cache)
     assert len(result.differences) == 1, result.report()
     assert f"item {item} " in result.differences[0]
-    assert "'pending_judge'" in result.differences[0]
+    assert repr(str(Outcome.pending_judge)) in result.differences[0]
 
 
 def test_a_flipped_named_check_is_named(fixture_copy: Path, dataset_cache: DatasetCache) -> None:

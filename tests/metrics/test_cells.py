@@ -3,6 +3,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ledgerrate.metrics.cells import cell_result
+from ledgerrate.schema import CellCostBasis
 
 SEED = 12345
 
@@ -119,15 +120,17 @@ def test_cost_basis_labels(build) -> None:
         return result(build, runs, reference=reference).cost_basis
 
     measured = [build.run(i) for i in build.items()]
-    assert basis(measured) == "measured"
-    one_estimate = [*measured[1:], build.run("item-01", basis="estimate")]
-    assert basis(one_estimate) == "estimate"
+    assert basis(measured) == CellCostBasis.measured
+    one_estimate = [*measured[1:], build.run("item-01", basis="estimated")]
+    assert basis(one_estimate) == CellCostBasis.estimated
+    old_spelling = [*measured[1:], build.run("item-01", basis="estimate")]
+    assert basis(old_spelling) == CellCostBasis.estimated
     mislabelled = [*measured[1:], build.run("item-01", usage_basis="estimated")]
-    assert basis(mislabelled) == "estimate"
+    assert basis(mislabelled) == CellCostBasis.estimated
     compute = [build.run(i, basis="compute", compute="0.000001", usd="0") for i in build.items()]
-    assert basis(compute, reference=True) == "compute"
+    assert basis(compute, reference=True) == CellCostBasis.compute
     mixed = [*measured[1:], build.run("item-01", basis="compute")]
-    assert basis(mixed) == "mixed"
+    assert basis(mixed) == CellCostBasis.mixed
 
 
 def test_diagnostics_are_means_of_numeric_values(build) -> None:

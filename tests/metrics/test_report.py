@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from ledgerrate.metrics import meta
 from ledgerrate.metrics.report import edition_results, print_results
-from ledgerrate.schema import EditionResults
+from ledgerrate.schema import EditionResults, Verdict
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_a_void_cell_leaves_every_index(build, tmp_path, lookup) -> None:
     void = next(c for c in wl.cells if c.model == "cheap" and str(c.mode) == "single-shot")
     assert void.void and void.void_reasons
     assert wl.cheapest_qualifying.model == "big"
-    assert wl.routing.verdict == "not_applicable"
+    assert wl.routing.verdict == Verdict.not_applicable
 
 
 def test_unregistered_edition_is_void_not_published(build, tmp_path, lookup) -> None:

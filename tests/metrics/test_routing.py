@@ -4,6 +4,7 @@ import numpy as np
 
 from ledgerrate.metrics.cells import cell_result
 from ledgerrate.metrics.routing import Arm, routing_verdict
+from ledgerrate.schema import Verdict
 
 
 def arm(build, model: str, passes: int, usd: str) -> Arm:
@@ -47,11 +48,11 @@ def test_inconclusive_at_n_15_names_its_remedy(build) -> None:
 
 def test_not_applicable_cases(build) -> None:
     cheap, big = arm(build, "cheap", 15, "0.001"), arm(build, "big", 15, "0.01")
-    assert verdict(cheap, big, has_flagship=False).verdict == "not_applicable"
-    assert verdict(None, big).verdict == "not_applicable"
-    assert verdict(cheap, None).verdict == "not_applicable"
+    assert verdict(cheap, big, has_flagship=False).verdict == Verdict.not_applicable
+    assert verdict(None, big).verdict == Verdict.not_applicable
+    assert verdict(cheap, None).verdict == Verdict.not_applicable
     same = verdict(big, big)
-    assert same.verdict == "not_applicable" and "itself" in same.reason
+    assert same.verdict == Verdict.not_applicable and "itself" in same.reason
     for v in (verdict(None, big), same):
         assert v.reason
 

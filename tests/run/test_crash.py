@@ -16,7 +16,7 @@ from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
 from ledgerrate.run import bodies, probe, unfinished
 from ledgerrate.run.scheduler import RunOptions
-from ledgerrate.schema import ProbeRecord, RunRecord
+from ledgerrate.schema import CostBasis, ProbeRecord, RunRecord, RunStatus, UsageBasis
 
 HERE = Path(__file__).parent
 
@@ -50,7 +50,10 @@ def test_kill_9_mid_run_then_resume_loses_no_finished_record(edition_factory, lo
     assert proc.returncode == -signal.SIGKILL
     before = _lines(root)
     finished_before = [
-        r for path in before for r in read_jsonl(path, RunRecord) if r.status != "infra_excluded"
+        r
+        for path in before
+        for r in read_jsonl(path, RunRecord)
+        if r.status != RunStatus.infra_excluded
     ]
     assert 10 <= len(finished_before) < 60  # killed mid-run
 
@@ -61,7 +64,7 @@ def test_kill_9_mid_run_then_resume_loses_no_finished_record(edition_factory, lo
         intact = data[: data.rfind(b"\n") + 1]
         assert after[path].startswith(intact)  # nothing written before the kill was rewritten
     recs = [r for path in after for r in read_jsonl(path, RunRecord)]
-    finished = [r for r in recs if r.status != "infra_excluded"]
+    finished = [r for r in recs if r.status != RunStatus.infra_excluded]
     cells = Counter((r.model, r.mode) for r in finished)
     assert cells == {(m, mode): 15 for m in ("m1", "m2") for mode in ("single-shot", "agentic")}
     assert {r.sitting for r in recs} == {1}
@@ -106,7 +109,7 @@ def _assert_every_answer_accounted(root: Path) -> list[RunRecord]:
                 recorded[(probe_record.model, mode, probe.USER)] += 1
     unaccounted = {k: n - recorded[k] for k, n in answered.items() if n > recorded[k]}
     assert not unaccounted, f"answered but never recorded: {unaccounted}"
-    finished = Counter((r.model, str(r.mode)) for r in recs if r.status != "infra_excluded")
+    finished = Counter((r.model, str(r.mode)) for r in recs if r.status != RunStatus.infra_excluded)
     assert finished == {(m, mode): 15 for m in ("m1", "m2") for mode in ("single-shot", "agentic")}
     return recs
 
@@ -124,8 +127,8 @@ def test_kill_9_right_after_an_answer_leaves_no_paid_request_unaccounted(
     estimated = [r for r in recs if r.failure == unfinished.FAILURE]
     assert estimated, "the request answered at the kill must be accounted"
     for r in estimated:
-        assert r.status == "infra_excluded" and r.cost_basis == "estimate"
-        assert r.usage_basis == "estimated" and r.cost.total_usd > 0
+        assert r.status == RunStatus.infra_excluded and r.cost_basis == CostBasis.estimated
+        assert r.usage_basis == UsageBasis.estimated and r.cost.total_usd > 0
         assert all(c.usage.output_tokens == 4096 for c in r.calls)  # the model's output cap
 
 

@@ -15,7 +15,7 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.run import bodies
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
-from ledgerrate.schema import RunRecord, Usage
+from ledgerrate.schema import CostBasis, RunRecord, RunStatus, Usage, UsageBasis
 from ledgerrate.testing.fake_provider import FakeProviderServer
 
 FAST = RetryPolicy(base_s=0.001, cap_s=2.0)
@@ -73,7 +73,7 @@ def test_two_workloads_two_families_both_modes(edition_factory, lookup) -> None:
             assert len(r.calls) == calls
             assert r.usage == sum([OPENAI_USAGE] * calls, Usage())
             assert r.cost.model_usd == OA_CALL * calls
-            assert r.usage_basis == "provider_reported" and r.cost_basis == "measured"
+            assert r.usage_basis == UsageBasis.provider_reported and r.cost_basis == "measured"
             if r.mode == "agentic":
                 assert r.answer and r.answer.startswith("fake final answer")
                 assert r.steps[0].tool_results[0].call.name == "add"
@@ -81,9 +81,9 @@ def test_two_workloads_two_families_both_modes(edition_factory, lookup) -> None:
         else:
             assert len(r.calls) == 1
             if r.attempt == 1:
-                assert r.status == "infra_excluded" and r.calls[0].http_status == 503
+                assert r.status == RunStatus.infra_excluded and r.calls[0].http_status == 503
                 assert r.usage == Usage() and r.cost.model_usd == 0
-                assert r.cost_basis == "estimate"  # nothing reported: not a measurement
+                assert r.cost_basis == CostBasis.estimated  # nothing reported: not a measurement
             else:
                 assert r.attempt == 2 and r.status == "completed" and r.answer == "fake reply"
                 assert r.usage == ANTHROPIC_USAGE and r.cost.model_usd == AN_CALL
@@ -117,7 +117,7 @@ def test_429_honours_retry_after(edition_factory, lookup) -> None:
         )
         seen = fake.requests
     first, second = _all(root)
-    assert (first.status, second.status) == ("infra_excluded", "completed")
+    assert (first.status, second.status) == (RunStatus.infra_excluded, RunStatus.completed)
     assert first.calls[0].http_status == 429
     # the server said Retry-After: 1; the retry waited at least that long
     waited = (second.started_at - first.finished_at).total_seconds()

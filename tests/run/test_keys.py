@@ -15,7 +15,7 @@ from test_runner import FAST, records, registered
 from ledgerrate.errors import UsageProblem
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError
 from ledgerrate.run.scheduler import RunOptions, run_edition
-from ledgerrate.schema import ModelSpec, Usage
+from ledgerrate.schema import ModelSpec, RunStatus, Usage
 
 ANSWER = "exact: x = 3"  # the letter x, also the key: it must survive
 
@@ -66,7 +66,7 @@ def test_dummy_key_x_on_loopback_keeps_answers_and_field_names(
     assert len(done) == 4
     assert {r.answer for r in done} == {ANSWER}
     assert all(r.calls[0].response["text"] == ANSWER for r in done)
-    (failed,) = [r for r in recs if r.status == "infra_excluded"]
+    (failed,) = [r for r in recs if r.status == RunStatus.infra_excluded]
     assert "context_length_exceeded" in (failed.failure or "")
     assert failed.calls[0].response == "text [redacted]"  # an error body: a lone `x` is the key
 

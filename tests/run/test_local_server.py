@@ -28,7 +28,7 @@ from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.providers import local
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
-from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord
+from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
 
 
 def _missing_extra() -> str | None:
@@ -157,7 +157,7 @@ def test_a_real_server_with_a_small_context(tmp_path: Path, dummy_key: None) -> 
     triage = _records(root, TRIAGE, "single-shot")
     assert len(triage) == 2, out
     for r in triage:
-        assert r.status == "model_failure" and r.attempt == 1
+        assert r.status == RunStatus.model_failure and r.attempt == 1
         assert r.failure is not None and r.failure.startswith("context_exceeded: the request is ")
         assert "tokens" in r.failure and "context is 2,048 tokens" in r.failure
     # ... while the other cells ran to the end
@@ -168,7 +168,7 @@ def test_a_real_server_with_a_small_context(tmp_path: Path, dummy_key: None) -> 
 
     # (b) the SQL answer is cut at the 24-token cap: truncated, its text kept
     (cut,) = single
-    assert cut.status == "model_failure"
+    assert cut.status == RunStatus.model_failure
     assert cut.failure is not None and cut.failure.startswith(
         f"truncated: the output stopped at the cap of {CAP} tokens"
     )

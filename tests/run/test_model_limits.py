@@ -16,7 +16,7 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
-from ledgerrate.schema import ProbeRecord, RunRecord
+from ledgerrate.schema import ProbeRecord, RunRecord, RunStatus
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
 
@@ -67,7 +67,7 @@ def test_overflowing_items_are_model_failures_and_the_run_goes_on(edition_factor
         summary, _out = _run(root, lookup, modes=["single-shot"])
     recs = _records(root)
     assert summary.missing == 0 and len(recs) == 6  # nothing stopped, nothing left missing
-    over = [r for r in recs if r.status == "model_failure"]
+    over = [r for r in recs if r.status == RunStatus.model_failure]
     fine = [r for r in recs if r.status == "completed"]
     assert over and fine, "the toy seed should give both kinds of item"
     for r in over:
@@ -92,7 +92,7 @@ def test_an_answer_cut_at_the_cap_is_recorded_truncated(edition_factory, lookup)
         register_edition(root, lookup=lookup)
         _run(root, lookup, modes=["single-shot"])
     recs = _records(root)
-    cut = [r for r in recs if r.status == "model_failure"]
+    cut = [r for r in recs if r.status == RunStatus.model_failure]
     assert cut and len(cut) < len(recs)
     for r in cut:
         assert r.failure is not None and r.failure.startswith("truncated: ")
@@ -148,7 +148,7 @@ def test_timeouts_are_bounded_and_the_run_names_what_is_left(edition_factory, lo
         _summary, out = _run(root, lookup, modes=["single-shot"])
     recs = _records(root)
     assert len(recs) == 2 * FAST.max_timeouts  # two tries per item, not max_attempts
-    assert all(r.status == "infra_excluded" for r in recs)
+    assert all(r.status == RunStatus.infra_excluded for r in recs)
     assert all("raise models[oa].timeout_s" in (r.failure or "") for r in recs)
     last = out.strip().splitlines()[-1]
     assert last.startswith("left undone: 2 item(s): toy.add.v1/oa/single-shot: item-00, item-01")

@@ -28,7 +28,7 @@ from ledgerrate.providers.base import (
 from ledgerrate.run import bodies, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
-from ledgerrate.schema import ModelSpec, RunRecord, Usage
+from ledgerrate.schema import CostBasis, ModelSpec, RunRecord, RunStatus, Usage, UsageBasis
 
 FAST = RetryPolicy(max_attempts=6, base_s=0.001, cap_s=0.01)
 
@@ -91,7 +91,7 @@ def test_single_shot_records_usage_and_exact_cost(edition_factory, lookup) -> No
         assert r.usage == Usage(input_tokens=100, output_tokens=10)
         # 100 × $2/M + 10 × $8/M
         assert r.cost.model_usd == Decimal("0.00028")
-        assert r.usage_basis == "provider_reported" and r.cost_basis == "measured"
+        assert r.usage_basis == UsageBasis.provider_reported and r.cost_basis == "measured"
         assert r.request["sampling"] == {"temperature": 0} and r.request["tools"] == []
         assert r.answer is not None and r.answer.isdigit()
     assert len({r.run_id for r in recs}) == 4
@@ -111,7 +111,7 @@ def test_infra_error_then_success_records_two_attempts(edition_factory, lookup) 
     by_item = Counter(r.item_id for r in recs)
     (twice,) = [i for i, c in by_item.items() if c == 2]
     pair = sorted((r for r in recs if r.item_id == twice), key=lambda r: r.attempt)
-    assert [p.status for p in pair] == ["infra_excluded", "completed"]
+    assert [p.status for p in pair] == [RunStatus.infra_excluded, RunStatus.completed]
     assert [p.attempt for p in pair] == [1, 2]
     assert pair[0].usage.input_tokens == 7 and pair[0].cost.model_usd == Decimal("0.000014")
     assert pair[0].run_id != pair[1].run_id
@@ -129,7 +129,7 @@ def test_infra_errors_exhaust_attempts_and_item_stays_missing(edition_factory, l
     assert summary.missing == 1
     assert "missing" in "\n".join(summary.lines())
     recs = records(root, "toy.add.v1", "m1", "single-shot")
-    assert Counter(r.status for r in recs) == {"infra_excluded": 6, "completed": 3}
+    assert Counter(r.status for r in recs) == {RunStatus.infra_excluded: 6, RunStatus.completed: 3}
     # a later run resumes the missing item, numbering attempts on from 7
     run(root, lookup, stub.sum_script, options=RunOptions(modes=["single-shot"]))
     last = records(root, "toy.add.v1", "m1", "single-shot")[-1]
@@ -147,7 +147,7 @@ def test_model_failure_is_never_retried(edition_factory, lookup) -> None:
     )
     recs = records(root, "toy.add.v1", "m1", "single-shot")
     assert len(recs) == 4 and len(log) == 4
-    failed = [r for r in recs if r.status == "model_failure"]
+    failed = [r for r in recs if r.status == RunStatus.model_failure]
     assert len(failed) == 1 and failed[0].failure and "refused" in failed[0].failure
     assert failed[0].cost.model_usd == Decimal("0.000028")
 
@@ -168,7 +168,7 @@ def test_agentic_tools_and_step_cap(edition_factory, lookup) -> None:
 
     run(root, lookup, first_item_only(behaviour), options=RunOptions(modes=["agentic"]))
     recs = records(root, "toy.add.v1", "m1", "agentic")
-    capped = [r for r in recs if r.status == "model_failure"]
+    capped = [r for r in recs if r.status == RunStatus.model_failure]
     assert len(capped) == 1 and capped[0].failure == "step_cap"
     assert len(capped[0].calls) == 25 and len(capped[0].steps) == 25
     outputs = [s.tool_results[0].output for s in capped[0].steps[:3]]
@@ -196,7 +196,7 @@ def test_missing_usage_is_estimated_never_measured(edition_factory, lookup) -> N
 
     run(root, lookup, script, options=RunOptions(modes=["single-shot"]))
     for r in records(root, "toy.add.v1", "m1", "single-shot"):
-        assert r.usage_basis == "estimated" and r.cost_basis == "estimate"
+        assert r.usage_basis == UsageBasis.estimated and r.cost_basis == CostBasis.estimated
         prompt_chars = len("You add numbers.") + len(r.request["messages"][0]["content"])
         assert r.usage.input_tokens == -(-prompt_chars // 4)
         assert r.usage.output_tokens == -(-len(r.answer or "") // 4)
@@ -305,7 +305,7 @@ def test_resume_after_torn_line_and_sittings(edition_factory, lookup) -> None:
     # The journal shows both lost attempts' requests left: each is accounted as estimated infra
     # spend, then the item runs again.
     lost = [r for r in recs if r.failure == unfinished.FAILURE]
-    assert len(lost) == 2 and all(r.status == "infra_excluded" for r in lost)
+    assert len(lost) == 2 and all(r.status == RunStatus.infra_excluded for r in lost)
     assert len(recs) == 6 and {r.sitting for r in recs} == {1}
     assert [json.loads(line) for line in lines[:2]] == [
         json.loads(line) for line in path.read_bytes().splitlines()[:2]
@@ -407,7 +407,7 @@ def test_baseline_harness_error_is_retried(edition_factory, lookup) -> None:
     run(root, flaky_lookup, stub.sum_script)
     recs = records(root, "toy.add.v1", "ref", "single-shot")
     statuses = Counter(r.status for r in recs)
-    assert statuses["infra_excluded"] == 1 and statuses["model_failure"] == 0
+    assert statuses[RunStatus.infra_excluded] == 1 and statuses[RunStatus.model_failure] == 0
     assert statuses["completed"] == 4  # the excluded item was re-run and completed
 
 
