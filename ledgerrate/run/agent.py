@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,23 @@ def _output_chars(completion: Completion) -> int:
     )
 
 
+# When the request now in flight left, set by whoever holds its concurrency slot: a call's
+# clock starts there, not when it began to wait for the slot. A self-hosted model is costed as
+# call time × the instance price, so time spent queueing would otherwise be billed as compute.
+_LEFT_AT: ContextVar[tuple[float, dt.datetime] | None] = ContextVar("left_at", default=None)
+
+
+def request_leaves() -> None:
+    """Mark the request now being sent as leaving (the caller holds its slot)."""
+    _LEFT_AT.set((time.perf_counter(), dt.datetime.now(dt.UTC)))
+
+
+def _left_since(clock: float, started: dt.datetime) -> tuple[float, dt.datetime]:
+    """The call's start: when its request left, if the slot holder said so, else when asked."""
+    left = _LEFT_AT.get()
+    return left if left is not None else (clock, started)
+
+
 async def _call(
     complete: Complete,
     request: CompletionRequest,
@@ -148,9 +166,11 @@ async def _call(
     """One priced, recorded call. Raises _Stop with `attempt` set when the attempt is over."""
     started = dt.datetime.now(dt.UTC)
     clock = time.perf_counter()
+    _LEFT_AT.set(None)
     try:
         completion = await complete(request)
     except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
+        clock, started = _left_since(clock, started)
         latency = time.perf_counter() - clock
         usage = exc.usage if isinstance(exc, ProviderError) else None
         status = exc.status if isinstance(exc, ProviderError) else None
@@ -185,6 +205,7 @@ async def _call(
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"
         raise _Stop from None
+    clock, started = _left_since(clock, started)
     latency = time.perf_counter() - clock
     if completion.usage is None:
         usage = estimate_usage(prompt_chars(request), _output_chars(completion))

@@ -446,3 +446,13 @@ def test_started_at_and_latency_exclude_waiting_for_a_slot(edition_factory, look
     slack = dt.timedelta(milliseconds=10)  # the event loop's own step between two attempts
     for before, after in itertools.pairwise(recs):
         assert after.started_at >= before.finished_at - slack, (before, after)
+    # Each call's own clock starts when its request leaves too: a self-hosted model is costed
+    # as call time × the instance price, so time spent waiting for a slot would be billed.
+    spans = sorted(
+        (c.started_at, c.started_at + dt.timedelta(seconds=c.latency_s))
+        for r in recs
+        for c in r.calls
+    )
+    assert len(spans) == 4
+    for (_, first_end), (second_start, _) in itertools.pairwise(spans):
+        assert second_start >= first_end - slack, spans
