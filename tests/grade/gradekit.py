@@ -68,6 +68,11 @@ class MiniEdition:
     def dataset(self, workload_id: str) -> Dataset:
         return dataset_for(self.root, workload_id, lookup=lookup)
 
+    def dataset_hash(self, workload_id: str) -> str:
+        """The registered dataset hash, so the metrics count these runs (not void)."""
+        registration = json.loads(self.paths.registration.read_text(encoding="utf-8"))
+        return registration["workloads"][workload_id]["dataset_hash"]
+
     def add_run(
         self,
         workload_id: str,
@@ -96,7 +101,7 @@ class MiniEdition:
             latency_s=1.0,
             status=status,  # type: ignore[arg-type]
             failure=failure,
-            dataset_hash="0" * 64,
+            dataset_hash=self.dataset_hash(workload_id),
             prompt_hash="0" * 64,
             request={},
             answer=answer,
