@@ -9,6 +9,7 @@ them must say which condition is missing.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 from pathlib import Path
@@ -144,3 +145,29 @@ def test_newcomer_scenario_human_fails_every_sampled_run(
     assert protocol.agreement_ci.method == "wilson-95"
     assert float(protocol.agreement_ci.hi) > 0  # three checks cannot prove zero agreement
     assert protocol.manual_regrade == "required"
+
+
+def test_pages_show_the_missing_condition_and_the_agreement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledgerrate.publish.render import render_docs
+
+    ed = _edition(tmp_path, monkeypatch)
+    runner = CliRunner()
+    assert runner.invoke(app, ["spotcheck", "sample", str(ed.root)]).exit_code == 0
+    form = ed.paths.spotcheck(BRIEF)
+    _fill(form, "fail")
+    assert runner.invoke(app, ["spotcheck", "import", str(ed.root), str(form)]).exit_code == 0
+    docs = tmp_path / "docs"
+    render_docs(ed.root.parent, docs)
+    # The window is still open, so the card is the edition page's provisional one.
+    card = html.unescape((docs / "editions" / ed.root.name / "index.md").read_text("utf-8"))
+    assert "judge unchecked: manual regrade required" in card
+    assert "does not qualify: manual regrade required" in card  # the flagship's line
+    assert "below the bar" not in card
+    pages = [html.unescape(p.read_text(encoding="utf-8")) for p in docs.rglob("*.md")]
+    workload_page = next(t for t in pages if "Judged-task protocol (standard §5), per cell" in t)
+    assert "0 / 15 (≥ 3)" not in workload_page and "3 / 15 (≥ 3)" in workload_page
+    assert "0.00 [0.00," in workload_page  # agreement 0 of 3 with its Wilson interval
+    assert workload_page.count("manual regrade required") >= 6
+    assert "Routing verdict: pass" not in workload_page
