@@ -32,7 +32,7 @@ import httpx
 from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
+from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
 from ledgerrate.grade.judge import (
     JudgeFailed,
     JudgeHooks,
@@ -44,6 +44,7 @@ from ledgerrate.grade.judge import (
     judge_spec,
     sensitivity_sample,
 )
+from ledgerrate.grade.private import grading_secret
 from ledgerrate.io import append_jsonl, iter_jsonl, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.providers import make_provider
@@ -183,7 +184,7 @@ def grade_edition(
     except JudgeUnavailable as exc:
         summary.judge_unavailable = str(exc)
 
-    secret = edition_secret(paths)
+    secret = grading_secret(paths)
     terms = identity_terms(manifest)
     datasets: dict[str, Dataset] = {}
 
