@@ -134,9 +134,11 @@ def register(
     ] = None,
 ) -> None:
     """Seal registration.json once: hashes, dataset hashes, seed commitments, seed escrow."""
-    from ledgerrate.generate.register import register_edition
+    from ledgerrate.generate.register import judge_warnings, register_edition
 
     registration = register_edition(edition, seeds_kept_elsewhere=seeds_kept_elsewhere)
+    for warning in judge_warnings(edition):
+        err.print(f"[yellow]warning:[/yellow] {warning}", markup=True)
     typer.echo(f"registered {registration.edition} at {registration.registered_at.isoformat()}")
     if registration.seed_escrow is not None:
         escrow = registration.seed_escrow

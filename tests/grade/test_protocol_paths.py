@@ -186,3 +186,27 @@ def test_an_id_pasted_from_the_form_is_accepted(
     code, out = _invoke("spotcheck", "import", str(ed.root), str(returned))
     assert code == 0, out
     assert "0/3 judge–human disagreements" in out
+
+
+def test_register_warns_of_a_same_family_judge_without_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledgerrate.generate.register import judge_warnings
+    from ledgerrate.io import read_yaml, write_yaml
+
+    warned = make_edition(tmp_path / "a", judge_family="acmeai", second=False, evaluated=ONE)
+    (line,) = judge_warnings(warned.root, lookup=lookup)
+    assert "judge.second_model" in line and "alpha" in line and "§5.4" in line
+    named = make_edition(tmp_path / "b", judge_family="acmeai", second=True, evaluated=ONE)
+    assert judge_warnings(named.root, lookup=lookup) == []
+    other = make_edition(tmp_path / "c", judge_family="neutral", second=False, evaluated=ONE)
+    assert judge_warnings(other.root, lookup=lookup) == []
+
+    # The command prints it after sealing the registration.
+    fresh = tmp_path / "d" / warned.root.name
+    fresh.mkdir(parents=True)
+    for name in ("edition.yaml", "pricing.yaml"):
+        write_yaml(fresh / name, read_yaml(warned.root / name))
+    code, out = _invoke("register", str(fresh))  # the test set-up gives escrow recipients
+    assert code == 0, out
+    assert "warning:" in out and "judge.second_model" in out
