@@ -222,7 +222,17 @@ def grade(
             f"judge {summary.judge}: {summary.judge_calls} call(s), "
             f"{summary.judge_failures} failed, ${summary.judge_cost_usd} grading cost "
             f"(never in CPO); {summary.second_opinions} second opinion(s)"
+            + (
+                f"; {summary.judge_retries} re-sent after 429/5xx/timeouts"
+                if summary.judge_retries
+                else ""
+            )
         )
+        if summary.judge_failures:
+            typer.echo(
+                f"{summary.judge_failures} judge call(s) still failing after retries: those runs "
+                f"stay pending judge; run `ledgerrate grade {edition}` again to retry them"
+            )
     if summary.judge_unavailable:
         typer.echo(f"judge unavailable: {summary.judge_unavailable}")
     for line in summary.family_overlap:

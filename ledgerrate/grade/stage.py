@@ -22,12 +22,13 @@ import datetime as dt
 import hashlib
 import hmac
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
+from rich.console import Console
 
 from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem
@@ -48,7 +49,9 @@ from ledgerrate.grade.private import grading_secret
 from ledgerrate.io import append_jsonl, iter_jsonl, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.providers import make_provider
-from ledgerrate.providers.base import Provider
+from ledgerrate.providers.base import Completion, CompletionRequest, InfraError, Provider
+from ledgerrate.run.limits import Limits, RetryPolicy, call_limited, with_retries
+from ledgerrate.run.progress import CellProgress
 from ledgerrate.schema import (
     Check,
     EditionManifest,
@@ -74,6 +77,7 @@ class GradeSummary:
     pending_judge: int = 0
     judge_calls: int = 0
     judge_failures: int = 0
+    judge_retries: int = 0  # infra failures (429, 5xx, timeouts) re-sent with backoff
     second_opinions: int = 0
     judge_cost_usd: Decimal = Decimal(0)
     judge: str | None = None
@@ -159,6 +163,8 @@ def grade_edition(
     client: httpx.AsyncClient | None = None,
     lookup: WorkloadLookup | None = None,
     only: list[str] | None = None,
+    retry: RetryPolicy | None = None,
+    show_progress: bool | None = None,
 ) -> GradeSummary:
     """Grade every counted, ungraded run of the edition (see the module docstring).
 
@@ -235,7 +241,16 @@ def grade_edition(
                         )
 
     if jobs and judge_ok:
-        _run_judges(summary, edition.manifest, edition.pricing, jobs, secret, client)
+        _run_judges(
+            summary,
+            edition.manifest,
+            edition.pricing,
+            jobs,
+            secret,
+            client,
+            retry or RetryPolicy(),
+            show_progress,
+        )
     for job in jobs:
         _finish(summary, job)
     return summary
@@ -305,6 +320,22 @@ def _grade_log(
     return jobs
 
 
+def _sensitivity_sample(
+    jobs: list[_Job], overlap: list[str], share: float, secret: bytes
+) -> set[str]:
+    """The runs a second judge also grades: the seeded share of each at-risk cell's judged runs
+    (a cell of a model from the judge's family), so every such cell has its own check."""
+    cells: dict[tuple[str, str, str], list[str]] = {}
+    for job in jobs:
+        if job.run.model in overlap:
+            key = (job.run.workload, job.run.model, str(job.run.mode))
+            cells.setdefault(key, []).append(job.anon)
+    chosen: set[str] = set()
+    for key, anons in sorted(cells.items()):
+        chosen |= sensitivity_sample(anons, share, _seed(secret, "sensitivity/" + "/".join(key)))
+    return chosen
+
+
 def _run_judges(
     summary: GradeSummary,
     manifest: EditionManifest,
@@ -312,6 +343,8 @@ def _run_judges(
     jobs: list[_Job],
     secret: bytes,
     client: httpx.AsyncClient | None,
+    retry: RetryPolicy,
+    show_progress: bool | None,
 ) -> None:
     assert manifest.judge is not None
     # The judge sees runs in an order that carries no information about their source.
@@ -323,44 +356,80 @@ def _run_judges(
             spec2 = judge_spec(manifest, second=True)
             assert spec2 is not None
             second = (spec2, api_key(spec2))
-            share = manifest.judge.sensitivity_share
-            # The runs at risk of same-family favour are the overlapping models' runs.
-            at_risk = [j.anon for j in jobs if j.run.model in summary.family_overlap]
-            sample = sensitivity_sample(at_risk, share, _seed(secret, "sensitivity"))
+            sample = _sensitivity_sample(
+                jobs, summary.family_overlap, manifest.judge.sensitivity_share, secret
+            )
         except JudgeUnavailable as exc:
             summary.judge_unavailable = f"second judge: {exc}"
+    spec1 = manifest.model(manifest.judge.model)
+    rng = random.Random()
 
-    async def main(http: httpx.AsyncClient) -> None:
-        spec1 = manifest.model(manifest.judge.model)  # type: ignore[union-attr]
+    async def main(http: httpx.AsyncClient, progress: CellProgress) -> None:
+        # The runner's caps: a global one (the judge's concurrency) and one adaptive cap per
+        # endpoint that a 429 lowers; the runner's retry policy for 429s, 5xx and timeouts.
+        limits = Limits(spec1.concurrency, retry.recover_after)
+
+        def guarded(provider: Provider) -> Callable[[CompletionRequest], Awaitable[Completion]]:
+            spec = provider.spec
+            limit = limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
+
+            def note(exc: InfraError) -> None:
+                summary.judge_retries += 1
+
+            async def complete(request: CompletionRequest) -> Completion:
+                return await with_retries(
+                    retry,
+                    rng,
+                    lambda: call_limited(limits, limit, lambda: provider.complete(request)),
+                    note,
+                )
+
+            return complete
+
         provider = make_provider(spec1, http, api_key(spec1))
-        provider2: Provider | None = None
-        if second is not None:
-            provider2 = make_provider(second[0], http, second[1])
-        gate = asyncio.Semaphore(spec1.concurrency)
+        provider2 = make_provider(second[0], http, second[1]) if second is not None else None
 
         async def one(job: _Job) -> None:
-            async with gate:
-                job.block, job.error = await _call(summary, provider, pricing, job)
-                if provider2 is not None and job.block is not None and job.anon in sample:
-                    other, _err = await _call(summary, provider2, pricing, job)
-                    if other is not None:
-                        job.block = job.block.model_copy(update={"second_opinion": other})
-                        summary.second_opinions += 1
+            key = f"{job.run.workload}/{job.run.model}/{job.run.mode}"
+            job.block, job.error = await _call(summary, provider, guarded(provider), pricing, job)
+            if provider2 is not None and job.block is not None and job.anon in sample:
+                other, _err = await _call(summary, provider2, guarded(provider2), pricing, job)
+                if other is not None:
+                    job.block = job.block.model_copy(update={"second_opinion": other})
+                    summary.second_opinions += 1
+            spent = job.block.cost.total_usd if job.block is not None else Decimal(0)
+            if job.block is not None and job.block.second_opinion is not None:
+                spent += job.block.second_opinion.cost.total_usd
+            progress.spent(key, spent, "" if job.error is None else "judge call failed")
+            progress.advance(key)
 
         await asyncio.gather(*(one(job) for job in jobs))
 
-    async def runner() -> None:
+    async def runner(progress: CellProgress) -> None:
         if client is not None:
-            await main(client)
+            await main(client, progress)
         else:
             async with httpx.AsyncClient() as http:
-                await main(http)
+                await main(http, progress)
 
-    asyncio.run(runner())
+    console = Console(stderr=True)
+    enabled = console.is_terminal if show_progress is None else show_progress
+    with CellProgress(console, enabled=enabled) as progress:
+        totals: dict[str, int] = {}
+        for job in jobs:
+            key = f"{job.run.workload}/{job.run.model}/{job.run.mode}"
+            totals[key] = totals.get(key, 0) + 1
+        for key, total in sorted(totals.items()):
+            progress.add(key, f"judge {key}", total, 0)
+        asyncio.run(runner(progress))
 
 
 async def _call(
-    summary: GradeSummary, provider: Provider, pricing: PricingTable, job: _Job
+    summary: GradeSummary,
+    provider: Provider,
+    complete: Callable[[CompletionRequest], Awaitable[Completion]],
+    pricing: PricingTable,
+    job: _Job,
 ) -> tuple[JudgeBlock | None, str | None]:
     summary.judge_calls += 1
     try:
@@ -372,6 +441,7 @@ async def _call(
             item=job.item,
             anon=job.anon,
             answer_text=job.text,
+            complete=complete,
         )
     except JudgeFailed as exc:
         summary.judge_failures += 1

@@ -29,15 +29,13 @@ from ledgerrate.keys import key_problem, redact
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
-    InfraError,
     Provider,
     ProviderFactory,
-    RateLimited,
 )
 from ledgerrate.providers.baseline import baseline_record
 from ledgerrate.run import agent, bodies, probe, rawlog, unfinished
 from ledgerrate.run.durable import GroupCommit
-from ledgerrate.run.limits import Limits, RetryPolicy
+from ledgerrate.run.limits import Limits, RetryPolicy, call_limited
 from ledgerrate.run.progress import CellProgress, CellSummary
 from ledgerrate.schema import (
     AttemptStart,
@@ -311,17 +309,13 @@ class Runner:
         limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
 
         async def complete(request: CompletionRequest, before_send: BeforeSend) -> Completion:
-            async with self.limits.request(limit) as epoch:
-                # Journaled once a slot is held, so a start means the request really left.
-                await before_send(request)
-                try:
-                    result = await provider.complete(request)
-                except InfraError as exc:
-                    if isinstance(exc, RateLimited) or exc.status == 429:
-                        await limit.throttled(exc.retry_after, epoch)
-                    raise
-            await limit.succeeded()
-            return result
+            # Journaled once a slot is held, so a start means the request really left.
+            return await call_limited(
+                self.limits,
+                limit,
+                lambda: provider.complete(request),
+                lambda: before_send(request),
+            )
 
         return complete
 

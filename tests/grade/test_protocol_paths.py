@@ -210,3 +210,72 @@ def test_register_warns_of_a_same_family_judge_without_a_second(
     code, out = _invoke("register", str(fresh))  # the test set-up gives escrow recipients
     assert code == 0, out
     assert "warning:" in out and "judge.second_model" in out
+
+
+def test_judge_rides_out_429_and_5xx_with_the_runners_retry_and_shows_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ledgerrate.run.limits import RetryPolicy
+    from ledgerrate.testing.fake_shapes import FakeReply
+
+    monkeypatch.setenv(JUDGE_KEY_ENV, "k-test")
+    judge_ok = scoring_responder()
+    seen: dict[str, int] = {}
+
+    def flaky(family: str, body: dict) -> FakeReply:  # type: ignore[type-arg]
+        # Each submission is refused twice (a 429, then a 503) before the judge answers.
+        key = str(body.get("messages"))
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 1:
+            return FakeReply(status=429, error_message="slow down")
+        if seen[key] == 2:
+            return FakeReply(status=503, error_message="overloaded")
+        return judge_ok(family, body)
+
+    with FakeProviderServer(responder=flaky) as fake:
+        ed = make_edition(
+            tmp_path, fake.base_url("openai"), judge_family="neutral", n=15, evaluated=ONE,
+            workloads=(BRIEF,),
+        )  # fmt: skip
+        for item in ed.dataset(BRIEF).items:
+            ed.add_run(BRIEF, "alpha", "single-shot", item.id, brief.reference_answer(item))
+        capsys.readouterr()
+        summary = grade_edition(
+            ed.root,
+            lookup=lookup,
+            retry=RetryPolicy(base_s=0.01, cap_s=0.05),
+            show_progress=True,
+        )
+    assert summary.pending_judge == 0 and summary.passed == 15
+    assert summary.judge_failures == 0 and summary.judge_retries == 30
+    # The run's display: judged runs done of all, with the grading spend so far.
+    shown = capsys.readouterr().err
+    assert "15/15" in shown and "$" in shown
+
+
+def test_judge_left_pending_after_retries_is_judged_on_the_next_grade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ledgerrate.run.limits import RetryPolicy
+    from ledgerrate.testing.fake_shapes import FakeReply
+
+    monkeypatch.setenv(JUDGE_KEY_ENV, "k-test")
+    down = {"on": True}
+    judge_ok = scoring_responder()
+
+    def outage(family: str, body: dict) -> FakeReply:  # type: ignore[type-arg]
+        return FakeReply(status=500, error_message="down") if down["on"] else judge_ok(family, body)
+
+    with FakeProviderServer(responder=outage) as fake:
+        ed = make_edition(
+            tmp_path, fake.base_url("openai"), judge_family="neutral", n=5, evaluated=ONE,
+            workloads=(BRIEF,),
+        )  # fmt: skip
+        for item in ed.dataset(BRIEF).items:
+            ed.add_run(BRIEF, "alpha", "single-shot", item.id, brief.reference_answer(item))
+        quick = RetryPolicy(max_attempts=2, base_s=0.01, cap_s=0.02)
+        first = grade_edition(ed.root, lookup=lookup, retry=quick)
+        assert first.pending_judge == 5 and first.judge_failures == 5
+        down["on"] = False
+        second = grade_edition(ed.root, lookup=lookup, retry=quick)
+    assert second.passed == 5 and second.pending_judge == 0
