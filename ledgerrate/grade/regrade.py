@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ledgerrate.grade.stage import latest_grades
+from ledgerrate.grade.history import latest_grades
 from ledgerrate.io import append_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import GradeRecord, Outcome

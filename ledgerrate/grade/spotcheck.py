@@ -28,10 +28,10 @@ from ledgerrate.edition import WorkloadLookup, load_edition
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
+from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import hooks_for
 from ledgerrate.grade.private import judged_records, private_secret
 from ledgerrate.grade.regrade import apply_regrade, regrade_runs
-from ledgerrate.grade.stage import latest_grades
 from ledgerrate.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
 from ledgerrate.schema import (
     FlagCell,
