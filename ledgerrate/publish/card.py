@@ -221,7 +221,9 @@ def _reference_pass(cell: CellResult) -> str:
         return f"{AWAITING_JUDGE} — not counted"
     if cell.pass_rate is None:
         return "not graded"
-    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f}"
+    gap = gap_summary(cell.judge_protocol)
+    shown = f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f}"
+    return f"{shown} ({JUDGE_UNCHECKED}: {gap})" if gap else shown
 
 
 def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
