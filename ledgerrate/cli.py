@@ -135,9 +135,11 @@ def register(
     ] = None,
 ) -> None:
     """Seal registration.json once: hashes, dataset hashes, seed commitments, seed escrow."""
-    from ledgerrate.generate.register import register_edition
+    from ledgerrate.generate.register import judge_warnings, register_edition
 
     registration = register_edition(edition, seeds_kept_elsewhere=seeds_kept_elsewhere)
+    for warning in judge_warnings(edition):
+        err.print(f"[yellow]warning:[/yellow] {warning}", markup=True)
     typer.echo(f"registered {registration.edition} at {registration.registered_at.isoformat()}")
     if registration.seed_escrow is not None:
         escrow = registration.seed_escrow
@@ -249,7 +251,17 @@ def grade(
             f"judge {summary.judge}: {summary.judge_calls} call(s), "
             f"{summary.judge_failures} failed, ${summary.judge_cost_usd} grading cost "
             f"(never in CPO); {summary.second_opinions} second opinion(s)"
+            + (
+                f"; {summary.judge_retries} re-sent after 429/5xx/timeouts"
+                if summary.judge_retries
+                else ""
+            )
         )
+        if summary.judge_failures:
+            typer.echo(
+                f"{summary.judge_failures} judge call(s) still failing after retries: those runs "
+                f"stay pending judge; run `ledgerrate grade {edition}` again to retry them"
+            )
     if summary.judge_unavailable:
         typer.echo(f"judge unavailable: {summary.judge_unavailable}")
     for line in summary.family_overlap:

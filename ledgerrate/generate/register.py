@@ -152,3 +152,29 @@ def register_edition(
     )
     write_json(paths.registration, registration)
     return registration
+
+
+def judge_warnings(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -> list[str]:
+    """What `register` warns about the judge (standard §5.4): a judged workload whose judge
+    shares a vendor family with an evaluated model needs a second judge on a sample, and with
+    none named the cells of those models can never qualify."""
+    if lookup is None:
+        from ledgerrate import workloads
+
+        lookup = workloads.get
+    manifest = load_edition(edition_dir).manifest
+    if manifest.judge is None or manifest.judge.second_model:
+        return []
+    judged = [e.id for e in manifest.workloads if lookup(e.id).judged]
+    if not judged:
+        return []
+    judge = manifest.model(manifest.judge.model)
+    same = [m.id for m in manifest.models if m.family.casefold() == judge.family.casefold()]
+    if not same:
+        return []
+    return [
+        f"{edition_dir}/edition.yaml: judge.second_model: the judge {judge.id!r} is of the "
+        f"{judge.family!r} family, like {', '.join(same)}, and no second judge is named; the "
+        f"judged cells of {', '.join(same)} on {', '.join(judged)} will not qualify until a "
+        "second judge has graded a sample (standard §5.4). Name one before the edition runs."
+    ]

@@ -13,12 +13,18 @@ import inspect
 import math
 import os
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ledgerrate.cost import estimate_usage, usage_cost
-from ledgerrate.providers.base import CompletionRequest, Message, Provider, ProviderError
+from ledgerrate.providers.base import (
+    Completion,
+    CompletionRequest,
+    Message,
+    Provider,
+    ProviderError,
+)
 from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Item, Workload
@@ -111,13 +117,17 @@ async def judge_one(
     item: Item,
     anon: str,
     answer_text: str,
+    complete: Callable[[CompletionRequest], Awaitable[Completion]] | None = None,
 ) -> JudgeBlock:
-    """One judge call: the rubric, the task material and the anonymised answer."""
+    """One judge call: the rubric, the task material and the anonymised answer.
+
+    `complete` sends the request (the grade stage passes the provider's call under the
+    runner's concurrency caps and retries); the provider's own call by default."""
     assert workload.rubric is not None and workload.rubric_hash is not None
     request = build_request(workload.rubric, anon, hooks.material(item, answer_text))
     spec = provider.spec
     try:
-        completion = await provider.complete(request)
+        completion = await (complete or provider.complete)(request)
     except ProviderError as exc:
         block = None
         if exc.usage is not None:

@@ -27,9 +27,11 @@ from pathlib import Path
 from ledgerrate.edition import WorkloadLookup, load_edition
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
+from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
+from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import hooks_for
-from ledgerrate.grade.stage import latest_grades
+from ledgerrate.grade.private import judged_records, private_secret
+from ledgerrate.grade.regrade import apply_regrade, regrade_runs
 from ledgerrate.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
 from ledgerrate.schema import (
     FlagCell,
@@ -40,11 +42,12 @@ from ledgerrate.schema import (
     SpotcheckFlags,
     SpotcheckSample,
 )
-from ledgerrate.workloads.base import Answer
+from ledgerrate.workloads.base import Answer, Dataset, Workload
 
 SHARE = 0.2  # standard §5.3: at least 20% of judged runs
 DISAGREEMENT_LIMIT = 0.10  # standard §5.3: more than 10% triggers a full manual regrade
 FLAG_REGRADE = "full manual regrade required"
+FLAG_REGRADED = "fully regraded by hand: human verdicts replace the judge's"
 COLUMNS = ("anon_id", "workload", "task", "answer", "rubric", "grader", "human_pass", "notes")
 ANSWER_PLACEHOLDER = "(the answer to grade is in the `answer` column)"
 
@@ -93,7 +96,7 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
         lookup = workloads.get
     edition = load_edition(Path(edition_dir))
     paths, manifest = edition.paths, edition.manifest
-    secret = edition_secret(paths)
+    secret = private_secret(paths, judged_records(paths))
     terms = identity_terms(manifest)
     written: list[Path] = []
     for entry in manifest.workloads:
@@ -132,42 +135,58 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
             ),
         )
         written.append(sample_path)
-        form = paths.spotcheck(entry.id)
-        if _filled(form):
-            continue  # never overwrite graders' work
         dataset = dataset_for(paths.root, entry.id, lookup=lookup)
-        hooks = hooks_for(workload)
-        answers = {}
+        answers: dict[str, RunRecord] = {}
         for spec in manifest.models:
             for mode in workload.modes:
                 for run in read_jsonl(paths.runs(entry.id, spec.id, mode), RunRecord):
                     answers[run.run_id] = run
-        rows = []
-        for run_id in sorted({r for runs in chosen.values() for r in runs}):
-            run = answers[run_id]
-            item = dataset.item(run.item_id)
-            grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
-            text = strip_tells(grade.judge_input or run.answer or "", terms)
-            rows.append(
-                {
-                    "anon_id": anon_id(secret, run_id),
-                    "workload": entry.id,
-                    "task": hooks.material(item, ANSWER_PLACEHOLDER),
-                    "answer": text,
-                    "rubric": workload.rubric,
-                    "grader": "",
-                    "human_pass": "",
-                    "notes": "",
-                }
-            )
-        rows.sort(key=lambda row: row["anon_id"])  # an order that says nothing about the cell
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-        atomic_write_text(form, buffer.getvalue())
-        written.append(form)
+        forms = [(paths.spotcheck(entry.id), sorted({r for runs in chosen.values() for r in runs}))]
+        # Cells whose sample disagrees with the judge by more than 10%: every other judged run
+        # of them goes to people too (the full manual regrade of §5.3).
+        regrade = sorted(
+            run_id for key in cells for run_id in regrade_runs(paths, entry.id, *key.split("/", 1))
+        )
+        if regrade:
+            forms.append((paths.root / "spotchecks" / f"{entry.id}.regrade.csv", regrade))
+        for form, run_ids in forms:
+            if _filled(form):
+                continue  # never overwrite graders' work
+            rows = [
+                _row(workload, entry.id, dataset, answers[run_id], secret, terms)
+                for run_id in run_ids
+            ]
+            rows.sort(key=lambda row: row["anon_id"])  # an order that says nothing of the cell
+            buffer = io.StringIO()
+            writer = csv.DictWriter(buffer, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+            atomic_write_text(form, buffer.getvalue())
+            written.append(form)
     return written
+
+
+def _row(
+    workload: Workload,
+    workload_id: str,
+    dataset: Dataset,
+    run: RunRecord,
+    secret: bytes,
+    terms: list[str],
+) -> dict[str, str]:
+    """One grader's row: the task as the judge saw it and the anonymised answer, nothing else."""
+    item = dataset.item(run.item_id)
+    grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
+    return {
+        "anon_id": anon_id(secret, run.run_id),
+        "workload": workload_id,
+        "task": hooks_for(workload).material(item, ANSWER_PLACEHOLDER),
+        "answer": strip_tells(grade.judge_input or run.answer or "", terms),
+        "rubric": workload.rubric or "",
+        "grader": "",
+        "human_pass": "",
+        "notes": "",
+    }
 
 
 def _verdict(text: str) -> bool | None:
@@ -179,17 +198,27 @@ def _verdict(text: str) -> bool | None:
     return None
 
 
+def _clean_id(text: str) -> str:
+    """An id as a grader may paste it: quotes, spaces or capitals around `a-…` do not matter."""
+    return text.strip().strip("'\"`").strip().lower()
+
+
 def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
-    """Read graders' CSV into spot-check blocks; flag cells whose disagreement exceeds 10%."""
+    """Read graders' CSV into spot-check blocks; flag cells whose disagreement exceeds 10%.
+
+    Rows come from the sample's form (scope `sample`) or from a flagged cell's regrade form
+    (scope `regrade`). Every row is checked before anything is written. A flagged cell whose
+    judged runs all have a human verdict is then regraded: the humans' verdicts become its
+    outcomes (regrade.py)."""
     edition = load_edition(Path(edition_dir))
     paths = edition.paths
-    secret = edition_secret(paths)
+    secret = private_secret(paths, judged_records(paths))
     try:
         rows = list(csv.DictReader(io.StringIO(Path(csv_path).read_text(encoding="utf-8"))))
     except FileNotFoundError:
         raise UsageProblem(f"{csv_path}: file not found") from None
     lines: list[str] = []
-    by_workload: dict[str, list[dict[str, str]]] = {}
+    by_workload: dict[str, list[tuple[int, dict[str, str]]]] = {}
     for number, row in enumerate(rows, start=2):
         if not (row.get("human_pass") or "").strip():
             continue
@@ -197,44 +226,66 @@ def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
             raise UsageProblem(
                 f"{csv_path}: line {number}: human_pass {row['human_pass']!r}; write yes or no"
             )
-        by_workload.setdefault(row.get("workload", ""), []).append(row)
+        by_workload.setdefault((row.get("workload") or "").strip(), []).append((number, row))
     imported_at = dt.datetime.now(dt.UTC)
+    planned: list[tuple[str, Path, GradeRecord, SpotcheckBlock]] = []
+    samples: dict[str, SpotcheckSample] = {}
     for workload, graded in sorted(by_workload.items()):
         sample_path = paths.spotcheck_sample(workload)
         if not sample_path.exists():
-            raise UsageProblem(f"{sample_path}: no spot-check sample for {workload}")
-        sample = load_model(SpotcheckSample, sample_path)
-        where: dict[str, tuple[str, str]] = {}
-        for key, cell in sample.cells.items():
+            raise UsageProblem(
+                f"{csv_path}: workload {workload!r}: no spot-check sample at {sample_path}; "
+                f"run `ledgerrate spotcheck sample {paths.root}` first"
+            )
+        sample = samples[workload] = load_model(SpotcheckSample, sample_path)
+        # Every id a grader may return: the sample's runs, and the judged runs still owed by
+        # a cell whose full manual regrade is required.
+        known: dict[str, tuple[str, str, str, str]] = {}
+        for key in sample.cells:
             model, mode = key.split("/", 1)
-            for run_id in cell.runs:
-                where[anon_id(secret, run_id)] = (model, mode)
-        run_of = {anon_id(secret, r): r for cell in sample.cells.values() for r in cell.runs}
-        for row in graded:
-            anon = row["anon_id"].strip()
-            if anon not in run_of:
-                raise UsageProblem(f"{csv_path}: id {anon!r} is not in the {workload} sample")
-            model, mode = where[anon]
+            for run_id in sample.cells[key].runs:
+                known[anon_id(secret, run_id)] = (model, mode, run_id, "sample")
+            for run_id in regrade_runs(paths, workload, model, mode):
+                known.setdefault(anon_id(secret, run_id), (model, mode, run_id, "regrade"))
+        for number, row in graded:
+            anon = _clean_id(row.get("anon_id") or "")
+            if anon not in known:
+                raise UsageProblem(
+                    f"{csv_path}: line {number}: anon_id {anon!r} is neither in the {workload} "
+                    "sample nor owed by a cell whose manual regrade is required; copy the id "
+                    "from the form `spotcheck sample` wrote"
+                )
+            model, mode, run_id, scope = known[anon]
             log = paths.grades(workload, model, mode)
-            latest = latest_grades(log)[run_of[anon]]
-            human = bool(_verdict(row["human_pass"]))
             block = SpotcheckBlock(
                 grader=(row.get("grader") or "").strip() or "anonymous",
-                passed=human,
+                passed=bool(_verdict(row["human_pass"])),
                 notes=(row.get("notes") or "").strip(),
                 imported_at=imported_at,
+                scope=scope,  # type: ignore[arg-type]
             )
-            append_jsonl(
-                log,
-                latest.model_copy(
-                    update={
-                        "revision": latest.revision + 1,
-                        "graded_at": imported_at,
-                        "spotcheck": block,
-                    }
-                ),
-            )
-        lines += _write_flags(paths.root, workload, sample, _tallies(paths.root, workload, sample))
+            planned.append((run_id, log, latest_grades(log)[run_id], block))
+    for _run_id, log, latest, block in planned:
+        append_jsonl(
+            log,
+            latest.model_copy(
+                update={
+                    "revision": latest.revision + 1,
+                    "graded_at": imported_at,
+                    "spotcheck": block,
+                }
+            ),
+        )
+    for workload, sample in sorted(samples.items()):
+        done: dict[str, int] = {}
+        for key in sample.cells:
+            model, mode = key.split("/", 1)
+            changed = apply_regrade(paths.grades(workload, model, mode), imported_at)
+            if changed is not None:
+                done[key] = changed
+        lines += _write_flags(
+            paths.root, workload, sample, _tallies(paths.root, workload, sample), done
+        )
     return lines
 
 
@@ -260,7 +311,11 @@ def _tallies(root: Path, workload: str, sample: SpotcheckSample) -> dict[str, li
 
 
 def _write_flags(
-    root: Path, workload: str, sample: SpotcheckSample, tallies: dict[str, list[int]]
+    root: Path,
+    workload: str,
+    sample: SpotcheckSample,
+    tallies: dict[str, list[int]],
+    regraded: dict[str, int] | None = None,
 ) -> list[str]:
     path = root / "spotchecks" / f"{workload}.flags.json"
     state = load_model(SpotcheckFlags, path) if path.exists() else SpotcheckFlags()
@@ -268,7 +323,8 @@ def _write_flags(
     for key, (checked, disagree) in sorted(tallies.items()):
         rate = disagree / checked
         required = sample_size(sample.cells[key].population) if key in sample.cells else 0
-        flags = [FLAG_REGRADE] if rate > DISAGREEMENT_LIMIT else []
+        done = regraded is not None and key in regraded
+        flags = [FLAG_REGRADED if done else FLAG_REGRADE] if rate > DISAGREEMENT_LIMIT else []
         state.cells[key] = FlagCell(
             checked=checked,
             disagreements=disagree,
@@ -278,7 +334,7 @@ def _write_flags(
         )
         lines.append(
             f"{workload} {key}: {disagree}/{checked} judge–human disagreements ({rate:.0%})"
-            + (f" — {FLAG_REGRADE}" if flags else "")
+            + (f" — {flags[0]}" if flags else "")
             + (f"; {required - checked} sampled runs still ungraded" if checked < required else "")
         )
         if flags:
@@ -286,6 +342,14 @@ def _write_flags(
                 f"{workload}, {key}: the judge and the human spot-check disagreed on "
                 f"{disagree} of {checked} runs ({rate:.0%}), above the 10% limit, so every run "
                 "of this cell is to be regraded by hand."
+            )
+            if note not in state.notes:
+                state.notes.append(note)
+        if done:
+            note = (
+                f"{workload}, {key}: every judged run of this cell was regraded by hand after "
+                "the spot-check disagreed with the judge by more than 10%; the human verdicts "
+                "replace the judge's in its pass rate and CPO."
             )
             if note not in state.notes:
                 state.notes.append(note)

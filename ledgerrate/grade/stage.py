@@ -17,14 +17,8 @@ Rules this stage keeps:
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import hashlib
-import hmac
-import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 import httpx
@@ -32,81 +26,34 @@ import httpx
 from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.grade.anonymise import anon_id, edition_secret, identity_terms, strip_tells
+from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
+from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import (
-    JudgeFailed,
-    JudgeHooks,
     JudgeUnavailable,
     api_key,
     hooks_for,
     judge_family_overlap,
-    judge_one,
     judge_spec,
-    sensitivity_sample,
 )
-from ledgerrate.io import append_jsonl, iter_jsonl, read_jsonl
+from ledgerrate.grade.judging import GradeSummary, JudgeJob, run_judges
+from ledgerrate.grade.private import grading_secret
+from ledgerrate.io import append_jsonl, read_jsonl
 from ledgerrate.layout import EditionPaths
-from ledgerrate.providers import make_provider
-from ledgerrate.providers.base import Provider
+from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.schema import (
     Check,
-    EditionManifest,
     GradeRecord,
     JudgeBlock,
     Outcome,
-    PricingTable,
     RunRecord,
     RunStatus,
 )
 from ledgerrate.steps import Steps
-from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Workload
-
-
-@dataclass
-class GradeSummary:
-    """What one `grade` pass did (the CLI prints it; tests assert on it)."""
-
-    written: int = 0
-    skipped: int = 0
-    passed: int = 0
-    failed: int = 0
-    pending_judge: int = 0
-    judge_calls: int = 0
-    judge_failures: int = 0
-    second_opinions: int = 0
-    judge_cost_usd: Decimal = Decimal(0)
-    judge: str | None = None
-    judge_unavailable: str | None = None
-    family_overlap: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Job:
-    run: RunRecord
-    workload: Workload
-    hooks: JudgeHooks
-    item: Item
-    grade: Grade
-    anon: str
-    text: str
-    revision: int
-    out: Path
-    block: JudgeBlock | None = None
-    error: str | None = None
+from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 
 
 def reproduction_grades(paths: EditionPaths, workload: str, model: str, mode: str) -> Path:
     return paths.root / "reproductions" / "grades" / workload / model / f"{mode}.jsonl"
-
-
-def latest_grades(path: Path) -> dict[str, GradeRecord]:
-    """The latest revision of each run's grade in a grade log."""
-    latest: dict[str, GradeRecord] = {}
-    for record in iter_jsonl(path, GradeRecord):
-        held = latest.get(record.run_id)
-        if held is None or record.revision >= held.revision:
-            latest[record.run_id] = record
-    return latest
 
 
 def _record(
@@ -136,10 +83,6 @@ def _record(
     )
 
 
-def _seed(secret: bytes, purpose: str) -> int:
-    return int.from_bytes(hmac.new(secret, purpose.encode(), hashlib.sha256).digest()[:8], "big")
-
-
 def _write(summary: GradeSummary, path: Path, record: GradeRecord) -> None:
     append_jsonl(path, record)
     summary.written += 1
@@ -158,6 +101,8 @@ def grade_edition(
     client: httpx.AsyncClient | None = None,
     lookup: WorkloadLookup | None = None,
     only: list[str] | None = None,
+    retry: RetryPolicy | None = None,
+    show_progress: bool | None = None,
 ) -> GradeSummary:
     """Grade every counted, ungraded run of the edition (see the module docstring).
 
@@ -183,7 +128,7 @@ def grade_edition(
     except JudgeUnavailable as exc:
         summary.judge_unavailable = str(exc)
 
-    secret = edition_secret(paths)
+    secret = grading_secret(paths)
     terms = identity_terms(manifest)
     datasets: dict[str, Dataset] = {}
 
@@ -199,7 +144,7 @@ def grade_edition(
             f"{paths.manifest}: workloads: {', '.join(unknown)} not in this edition; "
             "name workload ids from its edition.yaml"
         )
-    jobs: list[_Job] = []
+    jobs: list[JudgeJob] = []
     selected = [e for e in manifest.workloads if not only or e.id in only]
     cells = sum(len(manifest.models) * len(lookup(e.id).modes) for e in selected)
     with Steps("grade", cells) as steps:
@@ -234,7 +179,16 @@ def grade_edition(
                         )
 
     if jobs and judge_ok:
-        _run_judges(summary, edition.manifest, edition.pricing, jobs, secret, client)
+        run_judges(
+            summary,
+            edition.manifest,
+            edition.pricing,
+            jobs,
+            secret,
+            client,
+            retry or RetryPolicy(),
+            show_progress,
+        )
     for job in jobs:
         _finish(summary, job)
     return summary
@@ -250,12 +204,12 @@ def _grade_log(
     judge_ok: bool,
     secret: bytes,
     terms: list[str],
-) -> list[_Job]:
+) -> list[JudgeJob]:
     runs = read_jsonl(runs_path, RunRecord)
     if not runs:
         return []
     latest = latest_grades(out)
-    jobs: list[_Job] = []
+    jobs: list[JudgeJob] = []
     for run in runs:
         if run.status == RunStatus.infra_excluded:
             continue
@@ -289,7 +243,7 @@ def _grade_log(
             _write(summary, out, pending)
         else:
             jobs.append(
-                _Job(
+                JudgeJob(
                     run=run,
                     workload=workload,
                     hooks=hooks_for(workload),
@@ -304,84 +258,7 @@ def _grade_log(
     return jobs
 
 
-def _run_judges(
-    summary: GradeSummary,
-    manifest: EditionManifest,
-    pricing: PricingTable,
-    jobs: list[_Job],
-    secret: bytes,
-    client: httpx.AsyncClient | None,
-) -> None:
-    assert manifest.judge is not None
-    # The judge sees runs in an order that carries no information about their source.
-    random.Random(_seed(secret, "judge-order")).shuffle(jobs)
-    second = None
-    sample: set[str] = set()
-    if summary.family_overlap and manifest.judge.second_model:
-        try:
-            spec2 = judge_spec(manifest, second=True)
-            assert spec2 is not None
-            second = (spec2, api_key(spec2))
-            share = manifest.judge.sensitivity_share
-            # The runs at risk of same-family favour are the overlapping models' runs.
-            at_risk = [j.anon for j in jobs if j.run.model in summary.family_overlap]
-            sample = sensitivity_sample(at_risk, share, _seed(secret, "sensitivity"))
-        except JudgeUnavailable as exc:
-            summary.judge_unavailable = f"second judge: {exc}"
-
-    async def main(http: httpx.AsyncClient) -> None:
-        spec1 = manifest.model(manifest.judge.model)  # type: ignore[union-attr]
-        provider = make_provider(spec1, http, api_key(spec1))
-        provider2: Provider | None = None
-        if second is not None:
-            provider2 = make_provider(second[0], http, second[1])
-        gate = asyncio.Semaphore(spec1.concurrency)
-
-        async def one(job: _Job) -> None:
-            async with gate:
-                job.block, job.error = await _call(summary, provider, pricing, job)
-                if provider2 is not None and job.block is not None and job.anon in sample:
-                    other, _err = await _call(summary, provider2, pricing, job)
-                    if other is not None:
-                        job.block = job.block.model_copy(update={"second_opinion": other})
-                        summary.second_opinions += 1
-
-        await asyncio.gather(*(one(job) for job in jobs))
-
-    async def runner() -> None:
-        if client is not None:
-            await main(client)
-        else:
-            async with httpx.AsyncClient() as http:
-                await main(http)
-
-    asyncio.run(runner())
-
-
-async def _call(
-    summary: GradeSummary, provider: Provider, pricing: PricingTable, job: _Job
-) -> tuple[JudgeBlock | None, str | None]:
-    summary.judge_calls += 1
-    try:
-        block = await judge_one(
-            provider,
-            pricing,
-            workload=job.workload,
-            hooks=job.hooks,
-            item=job.item,
-            anon=job.anon,
-            answer_text=job.text,
-        )
-    except JudgeFailed as exc:
-        summary.judge_failures += 1
-        if exc.block is not None:
-            summary.judge_cost_usd += exc.block.cost.total_usd
-        return exc.block, str(exc)
-    summary.judge_cost_usd += block.cost.total_usd
-    return block, None
-
-
-def _finish(summary: GradeSummary, job: _Job) -> None:
+def _finish(summary: GradeSummary, job: JudgeJob) -> None:
     checks, diagnostics = list(job.grade.checks), dict(job.grade.diagnostics)
     block = job.block
     if block is None or block.passed is None:

@@ -18,6 +18,7 @@ import pandas as pd
 from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
 from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
 from ledgerrate.metrics.money import cpo, per_attempt
+from ledgerrate.metrics.protocol import judge_protocol
 from ledgerrate.metrics.sittings import (
     INFRA,
     choose_sitting,
@@ -176,8 +177,13 @@ def cell_result(
     reps: int = DEFAULT_REPS,
     void_reasons: Sequence[str] = (),
     flags: Sequence[str] = (),
+    judge_same_family: bool = False,
 ) -> CellResult:
-    """Every figure of one cell. CPO = spend ÷ passes; null when there is no pass."""
+    """Every figure of one cell. CPO = spend ÷ passes; null when there is no pass.
+
+    A judged cell qualifies only when the judged-task protocol is met as well (see
+    metrics/protocol.py); `judge_same_family` says the judge shares the model's vendor family.
+    """
     workload, model, mode = data.key
     items = data.items
     n = len(items)
@@ -204,7 +210,13 @@ def cell_result(
     pass_rate = passes / n if settled_grades else None
     missing = max(data.n_expected - n, 0)
     settled = n > 0 and missing == 0 and graded == n
-    qualifying = settled and pass_rate is not None and pass_rate >= QUALITY_BAR
+    protocol = judge_protocol(items, same_family=judge_same_family)
+    qualifying = (
+        settled
+        and pass_rate is not None
+        and pass_rate >= QUALITY_BAR
+        and (protocol is None or not protocol.missing)
+    )
     return CellResult(
         workload=workload,
         model=model,
@@ -239,4 +251,5 @@ def cell_result(
         void_reasons=list(void_reasons),
         diagnostics=mean_diagnostics(items),
         flags=[*flags, *_own_flags(data)],
+        judge_protocol=protocol,
     )

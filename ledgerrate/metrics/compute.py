@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, assemble_cell, cell_result
 from ledgerrate.metrics.intervals import DEFAULT_REPS, edition_seed, keyed_rng
@@ -58,6 +59,7 @@ def workload_result(
     manifest = inputs.manifest
     references = {m.id for m in manifest.models if m.provider == ProviderFamily.baseline}
     flagships = {m.id for m in manifest.models if m.flagship and m.id not in references}
+    same_family = set(judge_family_overlap(manifest))  # §5.4: these need a second judge
     runs = inputs.runs_of(workload.id)
     grades = inputs.grades_of(workload.id)
 
@@ -80,6 +82,7 @@ def workload_result(
             reps=reps,
             void_reasons=[*void_reasons(d, inputs.registration), *crossed.get(key, [])],
             flags=inputs.flags.get(key, []),
+            judge_same_family=key[1] in same_family,
         )
         for key, d in data.items()
     }

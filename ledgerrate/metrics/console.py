@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ledgerrate.metrics.protocol import gap_summary
 from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, WorkloadResult
 from ledgerrate.usd import usd, usd_interval
 
@@ -52,6 +53,8 @@ def _status(cell: CellResult) -> str:
     if cell.is_reference:
         parts.append("reference (not ranked)")
     parts.extend(cell.flags)
+    if cell.judge_protocol is not None:
+        parts.extend(f"judged-task protocol: {gap}" for gap in cell.judge_protocol.missing)
     return "; ".join(parts)
 
 
@@ -62,6 +65,9 @@ def _short_status(cell: CellResult) -> str:
     if cell.pending_judge:
         return "awaiting judge"
     parts = ["reference" if cell.is_reference else ("qualifies" if cell.qualifying else "no")]
+    gap = gap_summary(cell.judge_protocol)
+    if gap:
+        parts.append(gap)
     if cell.missing:
         parts.append(f"{cell.missing} missing")
     if cell.truncated:
@@ -152,6 +158,36 @@ def _line(label: str, line: RateLine | None, unit: str, volume: int) -> str:
     )
 
 
+def protocol_lines(result: WorkloadResult) -> list[str]:
+    """Per judged cell: spot-checks, judge–human and second-judge agreement, what is missing."""
+    lines = []
+    for c in result.cells:
+        p = c.judge_protocol
+        if p is None:
+            continue
+        agree = "—" if p.agreement is None else f"{p.agreement:.2f} {span(p.agreement_ci)}"
+        second = (
+            "not required"
+            if not p.second_judge_required and not p.second_judge_checked
+            else (
+                "not run"
+                if p.second_judge_agreement is None
+                else f"{p.second_judge_agreement:.2f} {span(p.second_judge_agreement_ci)} "
+                f"on {p.second_judge_checked} runs"
+            )
+        )
+        regrade = {"required": "; manual regrade required", "done": "; manually regraded"}.get(
+            p.manual_regrade, ""
+        )
+        lines.append(
+            f"  {c.model} ({c.mode}): spot-checked {p.spotchecked}/{p.judged_runs} judged runs "
+            f"(≥ {p.spotcheck_required} required), judge–human agreement {agree}, second "
+            f"judge {second}{regrade}"
+        )
+        lines.extend(f"    missing: {gap}" for gap in p.missing)
+    return ["judged-task protocol (§5):", *lines] if lines else []
+
+
 def indices_lines(result: WorkloadResult) -> list[str]:
     lines = [
         _line("cheapest qualifying", result.cheapest_qualifying, result.unit, result.volume),
@@ -181,7 +217,7 @@ def indices_lines(result: WorkloadResult) -> list[str]:
     lines.append(f"routing verdict{pair}: {r.verdict} — {r.reason}")
     if r.remedy:
         lines.append(f"  remedy: {r.remedy}")
-    return lines
+    return lines + protocol_lines(result)
 
 
 def print_tables(results: EditionResults, console: Console, *, wide: bool = False) -> None:

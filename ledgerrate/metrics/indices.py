@@ -69,6 +69,12 @@ def flagship_note(cell: CellResult | None, flagships: set[str]) -> str | None:
         return "no flagship cell has usable results (none run yet, or every one is void)"
     if cell.cpo_usd is None:
         return f"flagship {cell.model} ({cell.mode}) had no successful outcome: no rate"
+    protocol = cell.judge_protocol
+    if not cell.qualifying and protocol is not None and protocol.missing:
+        return (
+            f"flagship {cell.model} ({cell.mode}) does not qualify: the judged-task protocol "
+            f"is not met ({protocol.missing[0]}); its rate is shown for comparison"
+        )
     if not cell.qualifying:
         shown = f"{cell.passes}/{cell.n}"
         return (

@@ -25,6 +25,7 @@ RUN_COLUMNS = [
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
     "outcome", "judge_usd", "grader_hash", "rubric_hash", "diagnostics",
+    "judge_passed", "second_passed", "human_passed", "human_scope",
 ]  # fmt: skip
 
 CellKey = tuple[str, str, str]  # (workload, model, mode)
@@ -108,6 +109,13 @@ def grade_row(record: GradeRecord) -> dict[str, object]:
         "grader_hash": record.grader_hash,
         "rubric_hash": judge.rubric_hash if judge else None,
         "diagnostics": dict(record.diagnostics),
+        # The judged-task protocol's evidence (standard §5), read by metrics/protocol.py.
+        "judge_passed": judge.passed if judge else None,
+        "second_passed": (
+            judge.second_opinion.passed if judge and judge.second_opinion is not None else None
+        ),
+        "human_passed": record.spotcheck.passed if record.spotcheck else None,
+        "human_scope": record.spotcheck.scope if record.spotcheck else None,
     }
 
 

@@ -148,6 +148,16 @@ def routing_verdict(
         return not_applicable("no flagship cell has usable results", challenger, None)
     if challenger is None:
         return not_applicable("no model qualifies on this workload", None, incumbent)
+    unchecked = incumbent.result.judge_protocol
+    if unchecked is not None and unchecked.missing:
+        # The flagship's judged pass rate is the judge's word alone until §5 is met: no
+        # comparison can rest on it.
+        return not_applicable(
+            f"the flagship's judged figures do not meet the judged-task protocol yet "
+            f"({unchecked.missing[0]})",
+            challenger,
+            incumbent,
+        )
     if challenger.result.model == incumbent.result.model:
         return not_applicable(
             "the flagship is itself the cheapest qualifying model: nothing to route",

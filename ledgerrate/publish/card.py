@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ledgerrate.metrics.protocol import gap_summary
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import (
     CellResult,
@@ -37,6 +38,8 @@ NO_MODEL = "no model evaluated"
 NO_FLAGSHIP = "no flagship named"
 NOT_EVALUATED = "not evaluated"
 NO_SUCCESS = "no successful outcome"
+# A judged cell at the bar whose judge is not yet checked (standard §5); the condition follows.
+JUDGE_UNCHECKED = "judge unchecked"
 
 
 def footer_text(brand: str, methodology: str, edition: str, date: str) -> str:
@@ -64,6 +67,7 @@ class Priced:
     mode: str
     pass_rate: float
     below_bar: bool = False
+    gap: str | None = None  # the judged-task protocol's missing condition (§5), in a few words
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,9 @@ class RateCard:
         return any(r.scale_word for r in rates)
 
 
-def _priced(line: RateLine, volume: int, bar: float, qualifying: bool = True) -> Priced:
+def _priced(
+    line: RateLine, volume: int, bar: float, qualifying: bool = True, gap: str | None = None
+) -> Priced:
     return Priced(
         money=reading(line.cpo_usd * volume, "jobs"),
         model=line.model,
@@ -123,6 +129,7 @@ def _priced(line: RateLine, volume: int, bar: float, qualifying: bool = True) ->
         mode=str(line.mode),
         pass_rate=line.pass_rate,
         below_bar=not qualifying or line.pass_rate < bar,
+        gap=gap,
     )
 
 
@@ -130,7 +137,7 @@ def _withdrawn(cell: CellResult) -> bool:
     return any(is_withdrawn(cell, f) for f in ("pass_rate", "cpo_usd", "spend_usd"))
 
 
-def why_no_rate(cells: list[CellResult]) -> str:
+def why_no_rate(cells: list[CellResult], bar: float = 0.80) -> str:
     """The word for a set of cells none of which gives a rate."""
     if not cells:
         return NOT_EVALUATED
@@ -141,25 +148,44 @@ def why_no_rate(cells: list[CellResult]) -> str:
         return AWAITING_JUDGE
     if any(_withdrawn(c) for c in live):
         return WITHDRAWN
+    # A cell at the bar that fails only the judged-task protocol: say which condition.
+    held = [
+        gap_summary(c.judge_protocol)
+        for c in live
+        if c.pass_rate is not None and c.pass_rate >= bar and gap_summary(c.judge_protocol)
+    ]
+    if held:
+        return f"{JUDGE_UNCHECKED}: {held[0]}"
     return NONE_QUALIFIES
 
 
-def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
-    return any(
-        c.qualifying
-        for c in workload.cells
-        if (c.model, c.mode) == (line.model, line.mode) and not c.void
+def _cell_of(workload: WorkloadResult, line: RateLine) -> CellResult | None:
+    return next(
+        (c for c in workload.cells if (c.model, c.mode) == (line.model, line.mode) and not c.void),
+        None,
     )
+
+
+def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
+    cell = _cell_of(workload, line)
+    return cell is not None and cell.qualifying
 
 
 def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> CardLine:
     models = [c for c in workload.cells if not c.is_reference]
     cheapest = workload.cheapest_qualifying
     rate = _priced(cheapest, workload.volume, bar) if cheapest else None
-    rate_status = None if rate else (why_no_rate(models) if models else NO_MODEL)
+    rate_status = None if rate else (why_no_rate(models, bar) if models else NO_MODEL)
     flag_line = workload.flagship
+    flag_cell = _cell_of(workload, flag_line) if flag_line else None
     flagship = (
-        _priced(flag_line, workload.volume, bar, _flagship_qualifies(workload, flag_line))
+        _priced(
+            flag_line,
+            workload.volume,
+            bar,
+            _flagship_qualifies(workload, flag_line),
+            gap_summary(flag_cell.judge_protocol) if flag_cell else None,
+        )
         if flag_line
         else None
     )
@@ -172,7 +198,7 @@ def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> Card
         else:
             flag_cells = [c for c in models if c.model in flagships]
             # Evaluated with no pass at all is not "not evaluated".
-            flagship_status = why_no_rate(flag_cells)
+            flagship_status = why_no_rate(flag_cells, bar)
             if flagship_status == NONE_QUALIFIES:
                 flagship_status = NO_SUCCESS
     return CardLine(
@@ -195,7 +221,9 @@ def _reference_pass(cell: CellResult) -> str:
         return f"{AWAITING_JUDGE} — not counted"
     if cell.pass_rate is None:
         return "not graded"
-    return f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f}"
+    gap = gap_summary(cell.judge_protocol)
+    shown = f"{cell.passes}/{cell.n} = {cell.pass_rate:.2f}"
+    return f"{shown} ({JUDGE_UNCHECKED}: {gap})" if gap else shown
 
 
 def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:

@@ -11,9 +11,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from typing import TypeVar
+
+from ledgerrate.providers.base import InfraError, RateLimited, TimedOut
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -134,3 +139,55 @@ class Limits:
         # slot that requests to other providers could use.
         async with provider.slot() as epoch, self.global_sem:
             yield epoch
+
+
+async def call_limited(
+    limits: Limits,
+    limit: AdaptiveLimit,
+    send: Callable[[], Awaitable[T]],
+    before: Callable[[], Awaitable[None]] | None = None,
+) -> T:
+    """One request under the global and the endpoint's cap: a 429 lowers the endpoint's cap
+    (once per episode) and pauses it for Retry-After; a success helps it climb back.
+
+    `before` runs once a slot is held, just before the request leaves (the runner journals
+    the start there). The one implementation behind both the runner's and the judge's calls.
+    """
+    async with limits.request(limit) as epoch:
+        if before is not None:
+            await before()
+        try:
+            result = await send()
+        except InfraError as exc:
+            if isinstance(exc, RateLimited) or exc.status == 429:
+                await limit.throttled(exc.retry_after, epoch)
+            raise
+    await limit.succeeded()
+    return result
+
+
+async def with_retries(
+    policy: RetryPolicy,
+    rng: random.Random,
+    call: Callable[[], Awaitable[T]],
+    on_retry: Callable[[InfraError], None] | None = None,
+) -> T:
+    """`call` until it returns, re-run after infra failures (429, 5xx, timeouts, connection
+    errors) with the policy's jittered backoff, at most `max_attempts` times and at most
+    `max_timeouts` timeouts; the last failure is raised. Model errors are never retried.
+
+    The runner's item loop keeps the same policy by hand, because it writes a record between
+    attempts; calls that record nothing per attempt (the judge's) use this."""
+    timeouts = 0
+    for k in range(policy.max_attempts):
+        try:
+            return await call()
+        except InfraError as exc:
+            if isinstance(exc, TimedOut):
+                timeouts += 1
+            if k + 1 >= policy.max_attempts or timeouts >= policy.max_timeouts:
+                raise
+            if on_retry is not None:
+                on_retry(exc)
+            await asyncio.sleep(policy.delay(k + 1, exc.retry_after, rng))
+    raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover

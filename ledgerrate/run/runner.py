@@ -29,15 +29,13 @@ from ledgerrate.keys import key_problem, redact
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
-    InfraError,
     Provider,
     ProviderFactory,
-    RateLimited,
 )
 from ledgerrate.providers.baseline import baseline_record
 from ledgerrate.run import agent, bodies, probe, rawlog, unfinished
 from ledgerrate.run.durable import GroupCommit
-from ledgerrate.run.limits import Limits, RetryPolicy
+from ledgerrate.run.limits import Limits, RetryPolicy, call_limited
 from ledgerrate.run.progress import CellProgress, CellSummary
 from ledgerrate.schema import (
     AttemptStart,
@@ -311,18 +309,13 @@ class Runner:
         limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
 
         async def complete(request: CompletionRequest, before_send: BeforeSend) -> Completion:
-            async with self.limits.request(limit) as epoch:
-                # Journaled once a slot is held, so a start means the request really left.
+            async def leave() -> None:
+                # Journaled once a slot is held, so a start means the request really left; the
+                # call's clock starts here too.
                 await before_send(request)
                 agent.request_leaves()
-                try:
-                    result = await provider.complete(request)
-                except InfraError as exc:
-                    if isinstance(exc, RateLimited) or exc.status == 429:
-                        await limit.throttled(exc.retry_after, epoch)
-                    raise
-            await limit.succeeded()
-            return result
+
+            return await call_limited(self.limits, limit, lambda: provider.complete(request), leave)
 
         return complete
 

@@ -155,6 +155,56 @@ class TokenTotals(Strict):
     """Reasoning tokens (part of output)."""
 
 
+class JudgeProtocol(Strict):
+    """How far a judged cell meets the judged-task protocol (standard §5), from its grades.
+
+    Present on every cell at least one of whose runs has a judge's verdict; a cell whose runs
+    still wait for the judge says so in `pending_judge` and its flag instead.
+    """
+
+    judged_runs: int = Field(ge=0, description="Counted runs that carry a judge's verdict.")
+    spotchecked: int = Field(
+        ge=0, description="Judged runs with a human spot-check verdict from the seeded sample."
+    )
+    spotcheck_required: int = Field(
+        ge=0, description="Spot-checks the standard asks for: 20% of judged runs, rounded up."
+    )
+    disagreements: int = Field(ge=0, description="Spot-checked runs where human and judge differ.")
+    agreement: float | None = Field(
+        default=None, description="Share of spot-checked runs where human and judge agree."
+    )
+    agreement_ci: Interval | None = Field(
+        default=None, description="95% Wilson interval of `agreement`."
+    )
+    manual_regrade: Literal["not_required", "required", "done"] = Field(
+        default="not_required",
+        description="`required` when disagreement exceeds 10% (§5.3); `done` once every judged "
+        "run has a human verdict, which then replaces the judge's in the outcome.",
+    )
+    human_graded: int = Field(
+        default=0, ge=0, description="Judged runs with any human verdict (sample or regrade)."
+    )
+    second_judge_required: bool = Field(
+        default=False,
+        description="The judge shares a vendor family with this model (§5.4): a second judge "
+        "must grade a sample of its runs.",
+    )
+    second_judge_checked: int = Field(
+        default=0, ge=0, description="Judged runs the second judge also graded."
+    )
+    second_judge_agreement: float | None = Field(
+        default=None, description="Share of those where both judges agree on pass/fail."
+    )
+    second_judge_agreement_ci: Interval | None = Field(
+        default=None, description="95% Wilson interval of `second_judge_agreement`."
+    )
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Each §5 condition the cell does not meet yet; empty when it meets them all. "
+        "A cell qualifies only with none missing.",
+    )
+
+
 class CellResult(Strict):
     """Every figure of one cell (workload × model × mode) in its published sitting."""
 
@@ -206,13 +256,21 @@ class CellResult(Strict):
     """How the cost was obtained: `measured` only if every run was provider-reported,
     `estimated` if any usage was estimated, `compute` for a reference baseline, else `mixed`;
     `none` without runs. Sealed files may say `estimate` (the old spelling of `estimated`)."""
-    qualifying: bool = Field(description="pass_rate ≥ 0.80 with every item graded.")
+    qualifying: bool = Field(
+        description="pass_rate ≥ 0.80 with every item graded and, for a judged cell, every "
+        "condition of the judged-task protocol met (`judge_protocol.missing` empty)."
+    )
     void: bool = False
     """A void cell never enters a rate card, index or trendline."""
     void_reasons: list[str] = Field(default_factory=list)
     """Why the cell is void."""
     diagnostics: dict[str, float] = Field(default_factory=dict, description="Means over runs.")
     flags: list[str] = Field(default_factory=list, description="e.g. full manual regrade.")
+    judge_protocol: JudgeProtocol | None = Field(
+        default=None,
+        description="The judged-task protocol's state (§5): spot-checks, judge–human and "
+        "second-judge agreement, what is missing; null when no run has a judge's verdict.",
+    )
 
 
 class RateLine(Strict):

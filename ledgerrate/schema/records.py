@@ -329,6 +329,12 @@ class SpotcheckBlock(Strict):
     """The human grader's notes."""
     imported_at: dt.datetime
     """When the human grade was imported (UTC)."""
+    scope: Literal["sample", "regrade"] = Field(
+        default="sample",
+        description="`sample`: one of the seeded ≥ 20% spot-checks, which measure the judge's "
+        "agreement; `regrade`: part of a full manual regrade of a cell whose disagreement "
+        "exceeded 10%, whose verdicts replace the judge's once every judged run has one.",
+    )
 
 
 class GradeRecord(Strict):

@@ -68,6 +68,11 @@ class MiniEdition:
     def dataset(self, workload_id: str) -> Dataset:
         return dataset_for(self.root, workload_id, lookup=lookup)
 
+    def dataset_hash(self, workload_id: str) -> str:
+        """The registered dataset hash, so the metrics count these runs (not void)."""
+        registration = json.loads(self.paths.registration.read_text(encoding="utf-8"))
+        return registration["workloads"][workload_id]["dataset_hash"]
+
     def add_run(
         self,
         workload_id: str,
@@ -96,7 +101,7 @@ class MiniEdition:
             latency_s=1.0,
             status=status,  # type: ignore[arg-type]
             failure=failure,
-            dataset_hash="0" * 64,
+            dataset_hash=self.dataset_hash(workload_id),
             prompt_hash="0" * 64,
             request={},
             answer=answer,
@@ -116,13 +121,18 @@ def make_edition(
     second: bool = True,
     judge_family: str = "acmeai",
     n: int = 5,
+    evaluated: dict[str, dict[str, str]] | None = None,
+    flagship: str | None = None,
+    workloads: tuple[str, ...] = (VARIANCE, BRIEF),
 ) -> MiniEdition:
     root = tmp_path / "2026-07"
     root.mkdir(parents=True)
     models = [
         _model(mid, spec["provider"], spec["family"], spec["api_model"], "http://127.0.0.1:9/v1")
-        for mid, spec in EVALUATED.items()
+        for mid, spec in (evaluated or EVALUATED).items()
     ]
+    for model in models:
+        model["flagship"] = model["id"] == flagship
     judges = [
         _model("judge-one", "openai", judge_family, "grader-xl", judge_url),
         _model("judge-two", "openai", "otherco", "grader-alt", judge_url),
@@ -137,7 +147,7 @@ def make_edition(
         },
         "workloads": [
             {"id": w, "n": n, **({"n_reason": "test fixture: a small n"} if n != 15 else {})}
-            for w in (VARIANCE, BRIEF)
+            for w in workloads
         ],
         "models": models,
         "judges": judges,

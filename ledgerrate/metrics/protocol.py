@@ -1,0 +1,123 @@
+"""The judged-task protocol (standard §5) as a condition of qualifying, per cell.
+
+A judge's verdict enters a rate only once humans have checked the judge: at least 20% of a
+cell's judged runs carry a human spot-check from the seeded sample (§5.3), the judge and the
+humans disagree on at most 10% of them (else every judged run is regraded by hand, and those
+verdicts replace the judge's), and, when the judge comes from the model's own vendor family,
+a second judge has graded a sample of the cell's runs (§5.4). Every run must also be graded.
+
+Pure: the evidence is the per-run columns the metrics loader reads from the latest grade
+(`judge_passed`, `second_passed`, `human_passed`, `human_scope`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ledgerrate.metrics.intervals import wilson_interval
+from ledgerrate.schema import JudgeProtocol
+
+SPOTCHECK_SHARE = 0.20  # §5.3: at least 20% of judged runs
+DISAGREEMENT_LIMIT = 0.10  # §5.3: more than 10% triggers a full manual regrade
+
+# The opening words of each condition, so a reader (and a card, in a word) can tell them apart.
+PENDING = "not every run graded"
+NO_SPOTCHECK = "no human spot-check"
+SHORT_SPOTCHECK = "too few human spot-checks"
+REGRADE = "manual regrade required"
+NOT_APPLIED = "manual regrade not applied"
+NO_SECOND_JUDGE = "second-judge check not run"
+
+
+def spotcheck_required(judged_runs: int, share: float = SPOTCHECK_SHARE) -> int:
+    # round() first so 0.2 × 15 is 3, not 3.0000000000000004 rounded up to 4.
+    return min(judged_runs, math.ceil(round(judged_runs * share, 9)))
+
+
+def _known(series: pd.Series) -> pd.Series:
+    return series.notna() & series.map(lambda v: isinstance(v, bool))
+
+
+def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol | None:
+    """The cell's §5 state; None when no counted run has a judge's verdict."""
+    if items.empty or "judge_passed" not in items:
+        return None
+    judged = items[_known(items["judge_passed"])]
+    if judged.empty:
+        return None
+    n_judged = len(judged)
+    human = judged[_known(judged["human_passed"])]
+    sampled = human[human["human_scope"] == "sample"]
+    checked = len(sampled)
+    disagree = int((sampled["judge_passed"] != sampled["human_passed"]).sum())
+    required = spotcheck_required(n_judged)
+    all_human = len(human) == n_judged
+    missing: list[str] = []
+
+    pending = int((items["outcome"] == "pending_judge").sum())
+    ungraded = int((items["outcome"] == "ungraded").sum())
+    if pending or ungraded:
+        missing.append(f"{PENDING}: {pending + ungraded} of {len(items)} runs have no final grade")
+
+    if checked == 0 and not all_human:
+        missing.append(
+            f"{NO_SPOTCHECK}: 0 of the {required} the standard requires (20% of "
+            f"{n_judged} judged runs)"
+        )
+    elif checked < required and not all_human:
+        missing.append(
+            f"{SHORT_SPOTCHECK}: {checked} of the {required} required (20% of {n_judged} "
+            "judged runs)"
+        )
+
+    regrade = "not_required"
+    if checked and disagree / checked > DISAGREEMENT_LIMIT:
+        regrade = "required"
+        if all_human:
+            wanted = human["human_passed"].map(lambda v: "pass" if v else "fail")
+            if (human["outcome"] == wanted).all():
+                regrade = "done"
+            else:
+                missing.append(
+                    f"{NOT_APPLIED}: every judged run has a human verdict but the outcomes "
+                    "are still the judge's; import the regrade again with `spotcheck import`"
+                )
+        else:
+            missing.append(
+                f"{REGRADE}: judge and humans disagree on {disagree} of {checked} spot-checks "
+                f"({disagree / checked:.0%}, above the 10% limit); "
+                f"{n_judged - len(human)} judged runs still need a human verdict"
+            )
+
+    second = judged[_known(judged["second_passed"])]
+    if same_family and second.empty:
+        missing.append(
+            f"{NO_SECOND_JUDGE}: the judge is from this model's vendor family and no second "
+            "judge graded a sample of its runs"
+        )
+    second_agree = int((second["judge_passed"] == second["second_passed"]).sum())
+    return JudgeProtocol(
+        judged_runs=n_judged,
+        spotchecked=checked,
+        spotcheck_required=required,
+        disagreements=disagree,
+        agreement=(checked - disagree) / checked if checked else None,
+        agreement_ci=wilson_interval(checked - disagree, checked),
+        manual_regrade=regrade,  # type: ignore[arg-type]
+        human_graded=len(human),
+        second_judge_required=same_family,
+        second_judge_checked=len(second),
+        second_judge_agreement=second_agree / len(second) if len(second) else None,
+        second_judge_agreement_ci=wilson_interval(second_agree, len(second)),
+        missing=missing,
+    )
+
+
+def gap_summary(protocol: JudgeProtocol | None) -> str | None:
+    """The first missing condition's opening words (e.g. "manual regrade required"), for
+    places with room for a word; None when the protocol is met or does not apply."""
+    if protocol is None or not protocol.missing:
+        return None
+    return protocol.missing[0].split(":", 1)[0]
