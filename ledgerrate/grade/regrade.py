@@ -29,7 +29,12 @@ def judged(latest: dict[str, GradeRecord]) -> list[GradeRecord]:
 def disagreement(records: list[GradeRecord]) -> tuple[int, int]:
     """(sampled spot-checks, of which the human disagrees with the judge)."""
     sampled = [g for g in records if g.spotcheck is not None and g.spotcheck.scope == "sample"]
-    return len(sampled), sum(1 for g in sampled if g.judge and g.judge.passed != g.spotcheck.passed)  # type: ignore[union-attr]
+    disagree = [
+        g
+        for g in sampled
+        if g.judge is not None and g.spotcheck is not None and g.judge.passed != g.spotcheck.passed
+    ]
+    return len(sampled), len(disagree)
 
 
 def flagged(records: list[GradeRecord]) -> bool:

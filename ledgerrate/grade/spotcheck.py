@@ -262,7 +262,7 @@ def import_grades(edition_dir: Path, csv_path: Path) -> list[str]:
                 passed=bool(_verdict(row["human_pass"])),
                 notes=(row.get("notes") or "").strip(),
                 imported_at=imported_at,
-                scope=scope,  # type: ignore[arg-type]
+                scope=scope,
             )
             planned.append((run_id, log, latest_grades(log)[run_id], block))
     for _run_id, log, latest, block in planned:

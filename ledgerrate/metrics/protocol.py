@@ -105,7 +105,7 @@ def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol |
         disagreements=disagree,
         agreement=(checked - disagree) / checked if checked else None,
         agreement_ci=wilson_interval(checked - disagree, checked),
-        manual_regrade=regrade,  # type: ignore[arg-type]
+        manual_regrade=regrade,
         human_graded=len(human),
         second_judge_required=same_family,
         second_judge_checked=len(second),
