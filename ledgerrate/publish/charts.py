@@ -358,7 +358,9 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
             ref = _rate(workload.reference, workload.volume)
             words = []
             if low is not None and high is not None and low > 0 and high > 0:
-                (joined,) = ax.plot([float(low), float(high)], [y, y], color="black", linewidth=1.6, zorder=2)
+                (joined,) = ax.plot(
+                    [float(low), float(high)], [y, y], color="black", linewidth=1.6, zorder=2
+                )
                 joined.set_gid(f"{GAP_ROW_ID}-{index}")
                 premium = premium_text(workload.frontier_premium) or "premium not defined"
                 ax.annotate(
@@ -375,13 +377,25 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
                 words.append(f"cheapest qualifying: {line.rate_status or 'none'}")
             if high is not None and high > 0:
                 ax.scatter(
-                    [float(high)], [y], marker="D", s=38, facecolor="white", edgecolor="black", zorder=3
+                    [float(high)],
+                    [y],
+                    marker="D",
+                    s=38,
+                    facecolor="white",
+                    edgecolor="black",
+                    zorder=3,
                 )
             else:
                 words.append(f"flagship: {line.flagship_status or 'none'}")
             if ref is not None and ref > 0:
                 ax.scatter(
-                    [float(ref)], [y], marker="s", s=30, facecolor="white", edgecolor="0.4", zorder=3
+                    [float(ref)],
+                    [y],
+                    marker="s",
+                    s=30,
+                    facecolor="white",
+                    edgecolor="0.4",
+                    zorder=3,
                 )
             if words:
                 ax.text(
@@ -409,9 +423,7 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
             ax.margins(x=0.25)
         else:
             ax.set_xticks([])
-        ax.set_xlabel(
-            "rate per job unit, USD" + (" (log scale)" if log else ": no rate to draw")
-        )
+        ax.set_xlabel("rate per job unit, USD" + (" (log scale)" if log else ": no rate to draw"))
         title = f"Edition {results.edition}: cheapest qualifying rate vs flagship rate per job"
         ax.set_title(title, fontsize=10, loc="left")
         fig.text(

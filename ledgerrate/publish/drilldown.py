@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,7 @@ TOOL_LIMIT = 4000
 
 
 def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:
-    return "/".join(
-        ["runs", segment(edition_id), segment(workload), segment(model), segment(mode)]
-    )
+    return "/".join(["runs", segment(edition_id), segment(workload), segment(model), segment(mode)])
 
 
 def link(cell: CellResult, edition_id: str, root: str, text: str = "runs") -> Markup:
@@ -220,13 +219,10 @@ def render_drilldowns(
                     edition.seeds is not None and cell.workload in edition.seeds.seeds,
                     [cache.file_digest(p) if p.exists() else None for p in logs],
                 )
-                page = cache.product(
-                    "drilldown",
-                    key,
-                    lambda e=edition, c=cell, r=root: _render(
-                        env, e, c, names.get(c.model, c.model), docs, r
-                    ),
+                make = partial(
+                    _render, env, edition, cell, names.get(cell.model, cell.model), docs, root
                 )
+                page = cache.product("drilldown", key, make)
                 write_plain(docs / rel / "index.md", page)
                 written += 1
     return written

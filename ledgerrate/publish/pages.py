@@ -17,9 +17,8 @@ from markupsafe import Markup
 from ledgerrate.io import atomic_write_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
-from ledgerrate.publish import charts, corrected, drilldown, filelist, fmt, links, tables
+from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
 from ledgerrate.publish import errata as errata_mod
-from ledgerrate.publish import explore
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.load import Edition
@@ -247,8 +246,12 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
                     for c in result.cells
                 ],
                 "table": tables.write_cell_table(
-                    docs, rel_dir, f"cells-{segment(edition.id)}", edition.results,
-                    result.cells, root,
+                    docs,
+                    rel_dir,
+                    f"cells-{segment(edition.id)}",
+                    edition.results,
+                    result.cells,
+                    root,
                 ),
                 "names": names,
                 "notes": _edition_notes(edition, workload=workload_id),
@@ -282,8 +285,12 @@ def render_model(env: Environment, site: Site, model_id: str, docs: Path) -> Non
                 "notes": _edition_notes(r.edition, model=model_id),
                 "cells": [(c, _cell_figures(r.edition, c, root)) for c in r.cells],
                 "table": tables.write_cell_table(
-                    docs, f"models/{segment(model_id)}", f"cells-{segment(r.edition.id)}",
-                    r.edition.results, r.cells, root,
+                    docs,
+                    f"models/{segment(model_id)}",
+                    f"cells-{segment(r.edition.id)}",
+                    r.edition.results,
+                    r.cells,
+                    root,
                 ),
             }
             for r in reversed(rows)

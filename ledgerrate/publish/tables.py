@@ -102,18 +102,42 @@ def write_workload_table(
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow(
-        ["edition", "workload", "unit", "volume", "line", "model", "mode", "cpo_usd",
-         "rate_usd", "pass_rate", "premium"]
+        [
+            "edition",
+            "workload",
+            "unit",
+            "volume",
+            "line",
+            "model",
+            "mode",
+            "cpo_usd",
+            "rate_usd",
+            "pass_rate",
+            "premium",
+        ]
     )
     for w in edition.workloads:
-        for label, line in (("cheapest_qualifying", w.cheapest_qualifying), ("flagship", w.flagship)):
+        for label, line in (
+            ("cheapest_qualifying", w.cheapest_qualifying),
+            ("flagship", w.flagship),
+        ):
             if line is None:
                 out.writerow([edition.edition, w.workload, w.unit, w.volume, label] + [""] * 6)
                 continue
             out.writerow(
-                [edition.edition, w.workload, w.unit, w.volume, label, line.model, line.mode.value,
-                 line.cpo_usd, line.cpo_usd * w.volume, line.pass_rate,
-                 "" if w.frontier_premium is None else w.frontier_premium]
+                [
+                    edition.edition,
+                    w.workload,
+                    w.unit,
+                    w.volume,
+                    label,
+                    line.model,
+                    line.mode.value,
+                    line.cpo_usd,
+                    line.cpo_usd * w.volume,
+                    line.pass_rate,
+                    "" if w.frontier_premium is None else w.frontier_premium,
+                ]
             )
     write_plain(folder / f"{stem}.csv", buffer.getvalue().encode("utf-8"))
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"

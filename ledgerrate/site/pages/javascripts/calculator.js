@@ -8,7 +8,7 @@
     if (!isFinite(value)) return "—";
     var abs = Math.abs(value);
     var text = abs !== 0 && abs < 0.01
-      ? "$" + abs.toPrecision(3)
+      ? "$" + abs.toFixed(Math.min(20, 2 - Math.floor(Math.log10(abs))))
       : "$" + abs.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     return (value < 0 ? "−" : "") + text;
   }

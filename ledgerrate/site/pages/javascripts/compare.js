@@ -8,7 +8,8 @@
     if (value === null || value === undefined) return null;
     var v = parseFloat(value);
     if (!isFinite(v)) return null;
-    if (v !== 0 && Math.abs(v) < 0.01) return "$" + v.toPrecision(3);
+    // Three significant digits below a cent, written out (no exponent).
+    if (v !== 0 && Math.abs(v) < 0.01) return "$" + v.toFixed(Math.min(20, 2 - Math.floor(Math.log10(Math.abs(v)))));
     return "$" + v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 });
   }
 
