@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from ledgerrate.generate.escrow import RECIPIENTS_ENV
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
 
@@ -131,7 +132,11 @@ def build_two_model_edition(folder: Path) -> Path:
         closes = _write(
             folder, {"openai": fake.base_url("openai"), "anthropic": fake.base_url("anthropic")}
         )
-        register_edition(folder, seeds_kept_elsewhere="test fixture: a temporary folder")
+        # The test suite escrows seeds to a test key; run alone, the fixture keeps them in a
+        # temporary folder and says so.
+        escrowed = bool(os.environ.get(RECIPIENTS_ENV))
+        kept = None if escrowed else "test fixture: a temporary folder"
+        register_edition(folder, seeds_kept_elsewhere=kept)
         dataset = dataset_for(folder, EXTRACT)
         workload = get(EXTRACT)
         for item in dataset.items:

@@ -69,6 +69,8 @@
       if (form.getAttribute("data-ready")) return;
       form.setAttribute("data-ready", "1");
       form.addEventListener("input", function () { update(form); });
+      // Enter in a field must not reload the page (the form has no action: nothing is sent).
+      form.addEventListener("submit", function (event) { event.preventDefault(); });
       update(form);
     });
   }

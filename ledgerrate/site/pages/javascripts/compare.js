@@ -117,6 +117,8 @@
           });
       }
       form.querySelector(".lr-compare-go").addEventListener("click", go);
+      // Enter in a field must not reload the page (the form has no action: nothing is sent).
+      form.addEventListener("submit", function (event) { event.preventDefault(); });
     });
   }
 
