@@ -33,10 +33,11 @@ from ledgerrate.run.bodies import restore
 from ledgerrate.schema import CellResult, GradeRecord, RunRecord, RunStatus
 
 TEMPLATE = "run_cell.md.j2"
-# Long texts are cut on the page (the raw log download has them whole).
-INPUT_LIMIT = 12000
-ANSWER_LIMIT = 8000
-TOOL_LIMIT = 4000
+# Long texts are cut on the page (the raw log download has them whole, and the dataset file
+# is linked): a cell's page stays small enough that an edition of 10^4 runs builds quickly.
+INPUT_LIMIT = 3000
+ANSWER_LIMIT = 4000
+TOOL_LIMIT = 2000
 
 
 def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:

@@ -116,7 +116,9 @@ def _page(browser: object, server: str, leaks: list[str]) -> object:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser(site: Path) -> Iterator[object]:
+    # After the site: building runs the fake-provider edition through asyncio, which cannot
+    # start inside playwright's running event loop.
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: run `bash scripts/install-system-deps.sh test`")
     from playwright.sync_api import sync_playwright

@@ -110,3 +110,41 @@ def test_rate_card_data_lists_both_lines_per_job(tmp_path: Path, reference_only:
         assert table[0]["model"] == "small" and Decimal(table[0]["cpo_usd"]) == cheap.cpo_usd
     else:
         assert table[0]["model"] == ""
+
+
+def _render(root: Path, docs: Path, fixtures: dict, cache_dir: Path):
+    from ledgerrate.publish.cache import BuildCache
+    from ledgerrate.publish.render import render_into
+
+    cache = BuildCache.open(cache_dir)
+    render_into(root, docs, results_fn=lambda p: fixtures[Path(p).name], cache=cache)
+    return cache
+
+
+def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path) -> None:
+    from .factory import HOSTILE, PAYLOADS, WL, write_edition
+
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True),
+    }
+    first = _render(root, tmp_path / "docs1", fixtures, tmp_path / "cache")
+    cells = sum(len(w.cells) for r in fixtures.values() for w in r.workloads)
+    assert first.misses.get("drilldown") == cells
+    page = (tmp_path / "docs1" / f"runs/2026-07/{WL}/small/single-shot/index.md").read_text()
+    assert page.startswith("---\nsearch:\n  exclude: true\n---\n")
+    assert "<script>" not in page and "<img src" not in page and "](javascript" not in page
+    assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in page  # shown, inert
+    assert HOSTILE not in page and len(PAYLOADS) > 1
+    assert "| total | pass |" in page  # the check, with its result
+    assert "withheld until the seed" in page  # seeds not released: no ground truth
+    # The workload page's results table links each cell to its runs.
+    workload = (tmp_path / "docs1" / f"workloads/{WL}/index.md").read_text()
+    assert f"(../../runs/2026-07/{WL}/small/single-shot/index.md)" in workload
+    # Nothing changed: every page comes from the cache, byte for byte.
+    again = _render(root, tmp_path / "docs2", fixtures, tmp_path / "cache")
+    assert again.hits.get("drilldown") == cells and not again.misses.get("drilldown")
+    assert (
+        tmp_path / "docs2" / f"runs/2026-07/{WL}/small/single-shot/index.md"
+    ).read_text() == page
