@@ -22,7 +22,10 @@ import pytest
 from pypdf import PdfReader
 from two_models import HOSTILE, build_two_model_edition
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# The first test's setup builds the fake-provider edition and the whole site (about three
+# minutes on a loaded 2-core machine, more when other builds share it): beyond the suite's
+# 600-second default for one test.
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1500)]
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
