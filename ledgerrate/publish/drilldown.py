@@ -24,7 +24,6 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
-from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import FileProblem, iter_jsonl
 from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.load import Edition
@@ -115,7 +114,6 @@ class Published:
 
     truth: dict[str, Any]
     files: dict[str, list[str]]
-    digest: str
 
 
 def published_dataset(docs: Path, edition_id: str, workload: str) -> Published | None:
@@ -136,7 +134,7 @@ def published_dataset(docs: Path, edition_id: str, workload: str) -> Published |
         )
         for item in content.get("items", [])
     }
-    return Published(truth, files, sha256_bytes(raw))
+    return Published(truth, files)
 
 
 def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> list[Attempt]:
@@ -181,8 +179,13 @@ def _render(
         "released": released and dataset is not None,
         "seed_released": released,
         "data_root": f"{root}data/{segment(edition.id)}/",
-        "log": f"runs/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz",
-        "grade_log": f"grades/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz",
+        # Linked only when the edition has the log (the data page publishes every one it has).
+        "log": f"runs/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz"
+        if edition.paths.runs(cell.workload, cell.model, str(cell.mode)).exists()
+        else None,
+        "grade_log": f"grades/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz"
+        if edition.paths.grades(cell.workload, cell.model, str(cell.mode)).exists()
+        else None,
         "anchor": anchor,
         "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT, "tool": TOOL_LIMIT},
         "infra": RunStatus.infra_excluded,

@@ -227,6 +227,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
     runs: list[dict[str, Any]] = []
     for edition, result in site.workloads[workload_id]:
         names = {m.id: m.name for m in edition.manifest.models}
+        vendor_of = explore.vendors(edition)
         chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
         chart = _svg_img(docs, rel_dir, f"cost-vs-pass-{segment(edition.id)}.svg", chart_svg)
         runs.append(
@@ -240,7 +241,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
                         "fig": _cell_figures(edition, c, root),
                         "name": names.get(c.model, c.model),
                         "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
-                        "vendor": explore.vendors(edition).get(c.model, ""),
+                        "vendor": vendor_of.get(c.model, ""),
                         "runs": drilldown.link(c, edition.id, root, f"{c.n} runs"),
                     }
                     for c in result.cells
