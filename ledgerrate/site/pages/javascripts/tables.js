@@ -112,6 +112,7 @@
   function nextTable(marker) {
     for (var el = marker.nextElementSibling; el; el = el.nextElementSibling) {
       if (el.tagName === "TABLE") return el;
+      if (/^H[1-6]$/.test(el.tagName)) return null; // a new section: the marker had no table
       var inner = el.querySelector && el.querySelector("table");
       if (inner) return inner;
       if (el.classList && el.classList.contains("lr-table-data")) return null;
