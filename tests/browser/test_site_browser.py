@@ -115,6 +115,10 @@ def _page(browser: object, server: str, leaks: list[str]) -> object:
             route.abort()  # type: ignore[attr-defined]
 
     page.route("**/*", guard)
+    # A drill-down page holds every run of a cell; on a loaded machine it can take longer than
+    # playwright's 30-second default to load.
+    page.set_default_navigation_timeout(180_000)  # type: ignore[attr-defined]
+    page.set_default_timeout(120_000)  # type: ignore[attr-defined]
     return page
 
 
