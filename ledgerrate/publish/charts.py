@@ -1,4 +1,6 @@
-"""Charts as SVG text: cost vs pass rate per workload, and CPO trendlines across editions.
+"""Charts as SVG text: cost vs pass rate per workload (with its Pareto frontier), the gap
+between the cheapest qualifying rate and the flagship rate across an edition's jobs, and CPO
+trendlines across editions.
 
 Every chart must be readable without colour (marker shapes and text labels carry the meaning),
 carry alt text (`<title>` and `<desc>`), and the standard footer (standard §6). Output is
@@ -21,11 +23,17 @@ import itertools
 
 import matplotlib.pyplot as plt
 
+from ledgerrate.publish.card import RateCard, premium_text
+from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
-from ledgerrate.schema import CellResult, TrendPoint, WorkloadResult
+from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.usd import usd
 
 QUALITY_BAR = 0.80
+# The SVG element ids of the frontier line and the gap chart's rows: the browser test and the
+# page checks find them by these.
+FRONTIER_ID = "pareto-frontier"
+GAP_ROW_ID = "gap-row"
 # Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
 MARKERS = {"single-shot": "o", "agentic": "^", "reference": "s"}
 _RC: Any = {
@@ -137,6 +145,21 @@ def cost_vs_pass_svg(
                     fontsize=7.5,
                     fontweight="bold",
                 )
+        frontier = pareto_frontier(priced)
+        if frontier:
+            # Drawn in pass-rate order: the frontier climbs from the cheapest cell to the best.
+            line = ax.plot(
+                [c.pass_rate for c in frontier],
+                [float(c.cpo_usd or 0) for c in frontier],
+                linestyle=(0, (4, 2)),
+                color="0.35",
+                linewidth=1.2,
+                marker="" if len(frontier) > 1 else "D",
+                markersize=9,
+                markerfacecolor="none",
+                zorder=2,
+            )[0]
+            line.set_gid(FRONTIER_ID)
         ax.axvline(QUALITY_BAR, color="black", linestyle="--", linewidth=1)
         ax.text(
             QUALITY_BAR,
@@ -182,7 +205,8 @@ def cost_vs_pass_svg(
         if void:
             notes.append("void, not shown: " + "; ".join(_cell_label(c, names) for c in void))
         notes.append(
-            "markers: ○ single-shot  △ agentic  □ reference baseline  ★ cheapest qualifying"
+            "markers: ○ single-shot  △ agentic  □ reference baseline  ★ cheapest qualifying;"
+            " dashed line (◇ when a single cell): Pareto frontier, no cell both cheaper and better"
         )
         fig.text(0.01, 0.01, "\n".join([*notes, footer]), fontsize=7, va="bottom")
         fig.subplots_adjust(bottom=0.16 + 0.035 * len(notes), left=0.15, right=0.97, top=0.9)
@@ -205,6 +229,12 @@ def cost_vs_pass_svg(
                 + "."
                 if withdrawn
                 else ""
+            )
+            + (
+                " Pareto frontier (no drawn cell both cheaper and better, reference baselines "
+                "included): " + "; ".join(_cell_label(c, names) for c in frontier) + "."
+                if frontier
+                else " No cell has a CPO, so there is no Pareto frontier."
             )
             + (
                 f" Cheapest qualifying: {cheapest.model_name} ({cheapest.mode})."
@@ -294,3 +324,120 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
             else "No version bump in this range."
         )
         return _to_svg(fig, f"{workload_base}: CPO across editions", desc)
+
+
+def _rate(line: Any, volume: int) -> Decimal | None:
+    return None if line is None else line.cpo_usd * volume
+
+
+def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
+    """Per job, the cheapest qualifying rate (●) and the flagship rate (◆) on a log scale,
+    joined by a line and labelled with the premium: a dumbbell per rate-card line. The reference
+    baseline's rate (□) is drawn for scale and never joined. A job missing either rate says why
+    in words on its row, as the rate card does."""
+    rows = list(zip(results.workloads, card.lines, strict=True))
+    height = 1.3 + 0.42 * max(len(rows), 1)
+    with plt.rc_context(_RC):
+        fig, ax = plt.subplots(figsize=(7.2, height))
+        described = []
+        values = [
+            v
+            for w, _ in rows
+            for v in (
+                _rate(w.cheapest_qualifying, w.volume),
+                _rate(w.flagship, w.volume),
+                _rate(w.reference, w.volume),
+            )
+            if v is not None and v > 0
+        ]
+        log = bool(values)
+        for index, (workload, line) in enumerate(rows):
+            y = len(rows) - 1 - index
+            low = _rate(workload.cheapest_qualifying, workload.volume)
+            high = _rate(workload.flagship, workload.volume)
+            ref = _rate(workload.reference, workload.volume)
+            words = []
+            if low is not None and high is not None and low > 0 and high > 0:
+                (joined,) = ax.plot(
+                    [float(low), float(high)], [y, y], color="black", linewidth=1.6, zorder=2
+                )
+                joined.set_gid(f"{GAP_ROW_ID}-{index}")
+                premium = premium_text(workload.frontier_premium) or "premium not defined"
+                ax.annotate(
+                    premium,
+                    (float(max(low, high)), y),
+                    textcoords="offset points",
+                    xytext=(8, -3),
+                    fontsize=8,
+                    fontweight="bold",
+                )
+            if low is not None and low > 0:
+                ax.scatter([float(low)], [y], marker="o", s=42, color="black", zorder=3)
+            else:
+                words.append(f"cheapest qualifying: {line.rate_status or 'none'}")
+            if high is not None and high > 0:
+                ax.scatter(
+                    [float(high)],
+                    [y],
+                    marker="D",
+                    s=38,
+                    facecolor="white",
+                    edgecolor="black",
+                    zorder=3,
+                )
+            else:
+                words.append(f"flagship: {line.flagship_status or 'none'}")
+            if ref is not None and ref > 0:
+                ax.scatter(
+                    [float(ref)],
+                    [y],
+                    marker="s",
+                    s=30,
+                    facecolor="white",
+                    edgecolor="0.4",
+                    zorder=3,
+                )
+            if words:
+                ax.text(
+                    0.99,
+                    y,
+                    "; ".join(words),
+                    transform=ax.get_yaxis_transform(),
+                    ha="right",
+                    va="center",
+                    fontsize=7,
+                    style="italic",
+                )
+            described.append(
+                f"{workload.unit}: cheapest qualifying "
+                + (usd(low, "jobs") if low is not None else f"none ({line.rate_status})")
+                + ", flagship "
+                + (usd(high, "jobs") if high is not None else f"none ({line.flagship_status})")
+                + (f", premium {line.premium}" if line.premium and low and high else "")
+                + (f", reference baseline {usd(ref, 'jobs')}" if ref is not None else "")
+            )
+        ax.set_yticks(range(len(rows)), [line.job for _, line in reversed(rows)], fontsize=7.5)
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        if log:
+            ax.set_xscale("log")
+            ax.margins(x=0.25)
+        else:
+            ax.set_xticks([])
+        ax.set_xlabel("rate per job unit, USD" + (" (log scale)" if log else ": no rate to draw"))
+        title = f"Edition {results.edition}: cheapest qualifying rate vs flagship rate per job"
+        ax.set_title(title, fontsize=10, loc="left")
+        fig.text(
+            0.01,
+            0.01,
+            "markers: ● cheapest qualifying  ◇ flagship  □ reference baseline (for scale, never "
+            "ranked); a line joins the two rates, labelled with the premium\n" + footer,
+            fontsize=7,
+            va="bottom",
+        )
+        fig.subplots_adjust(bottom=0.55 / height + 0.08, left=0.3, right=0.9, top=1 - 0.45 / height)
+        desc = (
+            "Dumbbell chart, one row per rate-card job, rates on a log scale. "
+            + ("; ".join(described) or "No jobs.")
+            + "."
+        )
+        return _to_svg(fig, title, desc)

@@ -51,3 +51,7 @@ def file(path: str, root_rel: str, text: object | None = None) -> Markup:
     except ValueError:
         return md_text(text or path)
     return _link(text or path, f"{root_rel}{safe}")
+
+
+def compare(edition_id: str, root: str, text: object | None = None) -> Markup:
+    return _link(text or "compare models", f"{root}compare/{segment(edition_id)}/index.md")

@@ -17,6 +17,7 @@ SECTIONS = (
     ("workloads", "Workloads"),
     ("primitives", "Primitives"),
     ("models", "Models"),
+    ("compare", "Compare"),
     ("methodology", "Methodology"),
     ("data", "Data"),
     ("errata", "Errata"),

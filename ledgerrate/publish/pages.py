@@ -17,7 +17,7 @@ from markupsafe import Markup
 from ledgerrate.io import atomic_write_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
-from ledgerrate.publish import charts, corrected, filelist, fmt, links
+from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
 from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
@@ -42,12 +42,23 @@ def make_env(templates: Path) -> Environment:
         keep_trailing_newline=True,
     )
     env.globals.update(
-        fmt=fmt, links=links, md=md_text, pre=pre_block, ext=external_link, card=card_mod
+        fmt=fmt,
+        links=links,
+        md=md_text,
+        pre=pre_block,
+        ext=external_link,
+        card=card_mod,
+        tables=tables,
+        drill=drilldown,
     )
     env.filters["pre"] = pre_block
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
     env.filters["json_pre"] = lambda v: pre_block(json.dumps(v, indent=2, sort_keys=True))
+    # Plain JSON text for `pre()`, which escapes it (record contents: never marked safe).
+    env.filters["tojson_text"] = lambda v: json.dumps(
+        v, indent=2, sort_keys=True, ensure_ascii=False, default=str
+    )
     return env
 
 
@@ -133,6 +144,7 @@ def render_home(env: Environment, site: Site, docs: Path) -> None:
             results=latest.results,
             notes=_edition_notes(latest),
             methodology=site.methodology_versions,
+            **explore.card_extras(latest, edition_card(latest), docs, "", f"gap-{latest.id}"),
         )
     _write(docs, "index.md", env.get_template("home.md.j2").render(ctx))
 
@@ -173,7 +185,13 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
         "spot_notes": spotcheck_notes(edition.paths.root),
         "methodology": site.methodology_versions,
     }
-    rel = f"editions/{segment(edition.id)}/index.md"
+    rel_dir = f"editions/{segment(edition.id)}"
+    ctx.update(explore.card_extras(edition, ctx["card"], docs, root, "gap", rel_dir=rel_dir))
+    ctx["vendors"] = explore.vendors(edition)
+    ctx["cells_table"] = tables.write_cell_table(
+        docs, rel_dir, "cells", edition.results, [c for _, c, _, _ in ctx["cells"]], root
+    )
+    rel = f"{rel_dir}/index.md"
     _write(docs, rel, env.get_template("edition.md.j2").render(ctx))
 
 
@@ -209,6 +227,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
     runs: list[dict[str, Any]] = []
     for edition, result in site.workloads[workload_id]:
         names = {m.id: m.name for m in edition.manifest.models}
+        vendor_of = explore.vendors(edition)
         chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
         chart = _svg_img(docs, rel_dir, f"cost-vs-pass-{segment(edition.id)}.svg", chart_svg)
         runs.append(
@@ -222,9 +241,19 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
                         "fig": _cell_figures(edition, c, root),
                         "name": names.get(c.model, c.model),
                         "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
+                        "vendor": vendor_of.get(c.model, ""),
+                        "runs": drilldown.link(c, edition.id, root, f"{c.n} runs"),
                     }
                     for c in result.cells
                 ],
+                "table": tables.write_cell_table(
+                    docs,
+                    rel_dir,
+                    f"cells-{segment(edition.id)}",
+                    edition.results,
+                    result.cells,
+                    root,
+                ),
                 "names": names,
                 "notes": _edition_notes(edition, workload=workload_id),
                 "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
@@ -256,6 +285,14 @@ def render_model(env: Environment, site: Site, model_id: str, docs: Path) -> Non
                 "row": r,
                 "notes": _edition_notes(r.edition, model=model_id),
                 "cells": [(c, _cell_figures(r.edition, c, root)) for c in r.cells],
+                "table": tables.write_cell_table(
+                    docs,
+                    f"models/{segment(model_id)}",
+                    f"cells-{segment(r.edition.id)}",
+                    r.edition.results,
+                    r.cells,
+                    root,
+                ),
             }
             for r in reversed(rows)
         ],

@@ -15,7 +15,7 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish import pdf
+from ledgerrate.publish import compare, drilldown, pdf
 from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import rate_card
@@ -50,6 +50,7 @@ def _copy_site_src(site_src: Path, docs: Path) -> set[str]:
 def _reserved_clash(site_src: Path) -> list[str]:
     """Generated pages own these paths; a hand-written page there would be silently lost."""
     reserved = ["index.md", "errata.xml", "editions", "workloads", "models", "data", "errata"]
+    reserved += ["compare", "runs"]
     return [name for name in reserved if (site_src / name).exists()]
 
 
@@ -102,6 +103,10 @@ def render_into(
     env = make_env(templates)
     render_pages(env, site, sections, docs)
     append_seed_changelog(env, editions, docs)
+    # 6. the explore pages: models side by side, and every cell's runs down to the check (the
+    #    drill-downs read the datasets the downloads of step 3 published; cached per cell)
+    compare.render_compare(env, editions, docs)
+    drilldown.render_drilldowns(env, editions, docs, cache)
 
 
 def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:

@@ -27,10 +27,14 @@ def _entity(char: str) -> str:
     return f"&#{ord(char)};"
 
 
+# str.translate tables: one C-level pass per string (drill-down pages escape every record).
+_INLINE = {ord(c): _entity(c) for c in _ACTIVE} | {ord(c): " " for c in "\r\n\t"}
+_BLOCK = {ord(c): _entity(c) for c in _ACTIVE | {"\n", "\r"}} | {ord("\t"): "&#9;"}
+
+
 def md_text(value: Any) -> Markup:
     """Inline text: one line, nothing active. Newlines become spaces so a table row survives."""
-    text = str(value).replace("\r", " ").replace("\n", " ").replace("\t", " ")
-    return Markup("".join(_entity(c) if c in _ACTIVE else c for c in text))
+    return Markup(str(value).translate(_INLINE))
 
 
 def pre_block(value: Any, *, limit: int | None = None) -> Markup:
@@ -41,9 +45,7 @@ def pre_block(value: Any, *, limit: int | None = None) -> Markup:
     if limit is not None and len(text) > limit:
         cut = f"\n… ({len(text) - limit} more characters in the raw log download)"
         text = text[:limit]
-    body = "".join(_entity(c) if c in _ACTIVE or c in "\n\r" else c for c in text + cut).replace(
-        "\t", "&#9;"
-    )
+    body = (text + cut).translate(_BLOCK)
     return Markup(f'<pre class="lr-verbatim"><code>{body}</code></pre>')
 
 

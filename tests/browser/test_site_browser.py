@@ -20,8 +20,12 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 from pypdf import PdfReader
+from two_models import HOSTILE, build_two_model_edition
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# The first test's setup builds the fake-provider edition and the whole site (about three
+# minutes on a loaded 2-core machine, more when other builds share it): beyond the suite's
+# 600-second default for one test.
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(1500)]
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -38,17 +42,23 @@ FLAGS = [
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from ledgerrate.publish.build import build_site
 
     # A copy: building records first publications into edition folders, never into the repo's.
     editions = tmp_path_factory.mktemp("editions") / "editions"
     shutil.copytree(REPO / "editions", editions)
-    out = tmp_path_factory.mktemp("build")
-    return build_site(editions=editions, out=out, site_url=f"https://ledgerrate.example{PREFIX}")
+    # Beside them, an edition with two priced models (see two_models.py): compare pages, a
+    # flagship-vs-cheapest pair and agentic steps need language models in an edition.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(tmp_path_factory.mktemp("private")))
+        build_two_model_edition(editions / TWO_MODELS)
+        out = tmp_path_factory.mktemp("build")
+        yield build_site(editions=editions, out=out, site_url=f"https://ledgerrate.example{PREFIX}")
 
 
 PREFIX = "/ledgerrate/"
+TWO_MODELS = "2026-10-t"
 
 
 class _SubPath(http.server.SimpleHTTPRequestHandler):
@@ -105,11 +115,17 @@ def _page(browser: object, server: str, leaks: list[str]) -> object:
             route.abort()  # type: ignore[attr-defined]
 
     page.route("**/*", guard)
+    # A drill-down page holds every run of a cell; on a loaded machine it can take longer than
+    # playwright's 30-second default to load.
+    page.set_default_navigation_timeout(180_000)  # type: ignore[attr-defined]
+    page.set_default_timeout(120_000)  # type: ignore[attr-defined]
     return page
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser(site: Path) -> Iterator[object]:
+    # After the site: building runs the fake-provider edition through asyncio, which cannot
+    # start inside playwright's running event loop.
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: run `bash scripts/install-system-deps.sh test`")
     from playwright.sync_api import sync_playwright
@@ -269,3 +285,254 @@ def test_pdf_rate_card_downloads_with_disclaimer_and_footer(
     text = " ".join(reader.pages[0].extract_text().split())
     assert "not quotes, offers or guarantees" in text
     assert "methodology v1.0" in text and "LedgerRate ·" in text
+
+
+# --------------------------------------------------------------------------- explore and audit
+
+
+def _table_after(page: object, csv_name: str, nth: int = 0) -> object:
+    """The results table that follows the nth paragraph linking `csv_name` (its data)."""
+    marker = page.locator(f"p.lr-table-data:has(a[href='{csv_name}'])").nth(nth)  # type: ignore[attr-defined]
+    return marker.locator("xpath=following::table[1]")
+
+
+def _column(table: object, header: str) -> int:
+    heads = table.locator("thead th").all_inner_texts()  # type: ignore[attr-defined]
+    return [h.strip() for h in heads].index(header)
+
+
+def _visible_rows(table: object) -> list[object]:
+    rows = table.locator("tbody tr")  # type: ignore[attr-defined]
+    return [rows.nth(i) for i in range(rows.count()) if rows.nth(i).is_visible()]
+
+
+def _keys(table: object, col: int) -> list[str]:
+    return [
+        r.locator("td").nth(col).locator("[data-sort]").get_attribute("data-sort")  # type: ignore[attr-defined]
+        for r in _visible_rows(table)
+    ]
+
+
+def test_results_table_sorts_numbers_as_numbers_and_no_outcome_last(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))  # type: ignore[attr-defined]
+    costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)  # outcomes, costs, usage
+    col = _column(costs, "CPO [95% CI]")
+    header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
+    header.click()
+    up = [float(k) for k in _keys(costs, col)]
+    # Shown as "per billion", "per million" and plain dollars: as text they would not sort so.
+    assert len(up) == 5 and up == sorted(up) and up[0] < up[-1]
+    header.click()
+    down = [float(k) for k in _keys(costs, col)]
+    assert down == sorted(up, reverse=True)
+    page.goto(urljoin(server, "workloads/execute.month-end.v1/"))  # type: ignore[attr-defined]
+    costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)
+    col = _column(costs, "CPO [95% CI]")
+    header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
+    for _direction in ("ascending", "descending"):
+        header.click()
+        texts = [r.locator("td").nth(col).inner_text() for r in _visible_rows(costs)]
+        keys = _keys(costs, col)
+        assert keys[0] != "" and texts[-1] == "no successful outcome", texts
+        assert keys.index("") == next(i for i, t in enumerate(texts) if "no successful" in t)
+
+
+def test_results_table_filters_by_mode_vendor_and_qualifying(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))  # type: ignore[attr-defined]
+    data = page.request.get(  # type: ignore[attr-defined]
+        urljoin(server, f"workloads/extract.invoice.v1/cells-{TWO_MODELS}.json")
+    ).json()
+    vendor_of = {"reference": "reference", "cheap": "openai", "big": "anthropic"}
+    outcomes = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=0)
+    assert len(_visible_rows(outcomes)) == len(data)
+    bar = outcomes.locator("xpath=preceding::div[contains(@class,'lr-filters')][1]")
+    bar.locator("select[data-filter=mode]").select_option("agentic")
+    rows = _visible_rows(outcomes)
+    mode_col = _column(outcomes, "Mode")
+    assert [r.locator("td").nth(mode_col).inner_text() for r in rows] == ["agentic"] * len(rows)
+    assert len(rows) == sum(1 for c in data if c["mode"] == "agentic")
+    bar.locator("select[data-filter=vendor]").select_option("openai")
+    bar.locator("select[data-filter=mode]").select_option("")
+    assert len(_visible_rows(outcomes)) == sum(1 for c in data if vendor_of[c["model"]] == "openai")
+    bar.locator("select[data-filter=qualifying]").select_option("yes")
+    expected = [c for c in data if vendor_of[c["model"]] == "openai" and c["qualifying"]]
+    assert len(_visible_rows(outcomes)) == len(expected) > 0
+    bar.locator("select[data-filter=vendor]").select_option("")
+    bar.locator("select[data-filter=qualifying]").select_option("no")
+    assert len(_visible_rows(outcomes)) == sum(1 for c in data if not c["qualifying"])
+
+
+def test_results_tables_read_with_javascript_off(browser: object, server: str) -> None:
+    context = browser.new_context(java_script_enabled=False)  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))
+    outcomes = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=0)
+    assert outcomes.locator("tbody tr").count() == 5
+    assert page.locator(".lr-filters").count() == 0  # no controls without the script
+    assert "5/5 = 1.00" in outcomes.inner_text()
+    context.close()
+
+
+def test_compare_picker_reads_the_published_figures(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, f"compare/{TWO_MODELS}/"))  # type: ignore[attr-defined]
+    form = page.locator("form.lr-compare")  # type: ignore[attr-defined]
+    for box in form.locator("input[name=model]").all():
+        box.set_checked(box.get_attribute("value") in {"cheap", "big"})
+    form.locator(".lr-compare-go").click()
+    table = form.locator("table.lr-compare-table")
+    table.wait_for()
+    results = page.request.get(  # type: ignore[attr-defined]
+        urljoin(server, f"data/{TWO_MODELS}/results-corrected.json")
+    ).json()["results"]
+    [extract] = [w for w in results["workloads"] if w["workload"] == "extract.invoice.v1"]
+    row = table.locator("tr[data-workload='extract.invoice.v1'][data-mode='single-shot']")
+    for model in ("cheap", "big"):
+        [cell] = [c for c in extract["cells"] if c["model"] == model and c["mode"] == "single-shot"]
+        cpo = row.locator(f"td[data-field='{model}:cpo_usd']")
+        assert float(cpo.get_attribute("data-value")) == float(cell["cpo_usd"])
+        rate = row.locator(f"td[data-field='{model}:pass_rate']")
+        assert float(rate.get_attribute("data-value")) == cell["pass_rate"]
+        assert rate.inner_text().startswith(f"{cell['passes']}/{cell['n']} = ")
+    # The paired verdict sits on the row of the mode it compared.
+    verdict_row = table.locator(
+        f"tr[data-workload='extract.invoice.v1'][data-mode='{extract['routing']['challenger_mode']}']"
+    )
+    assert extract["routing"]["verdict"] in verdict_row.locator("td").last.inner_text()
+    # The static flagship-vs-cheapest page shows the same figures without the picker.
+    page.goto(urljoin(server, f"compare/{TWO_MODELS}/cheap.vs.big/"))  # type: ignore[attr-defined]
+    text = page.inner_text("article")  # type: ignore[attr-defined]
+    assert "Cheap model vs Big model" in text and "4/5 = 0.80" in text and "5/5 = 1.00" in text
+
+
+def test_cost_at_my_volume_multiplies_the_published_cpos(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, f"editions/{TWO_MODELS}/"))  # type: ignore[attr-defined]
+    results = page.request.get(urljoin(server, f"data/{TWO_MODELS}/results.json")).json()  # type: ignore[attr-defined]
+    [extract] = [w for w in results["workloads"] if w["workload"] == "extract.invoice.v1"]
+    low, high = (float(extract[k]["cpo_usd"]) for k in ("cheapest_qualifying", "flagship"))
+    row = page.locator("form.lr-calc tr[data-workload='extract.invoice.v1']")  # type: ignore[attr-defined]
+    row.locator("input").fill("2500")
+    cost = {
+        k: float(
+            row.locator(
+                f"[data-out={k}] [data-cost], [data-out={k}][data-cost]"
+            ).first.get_attribute("data-cost")
+        )
+        for k in ("cheapest", "flagship", "difference")
+    }
+    assert cost["cheapest"] == pytest.approx(2500 * low)
+    assert cost["flagship"] == pytest.approx(2500 * high)
+    assert cost["difference"] == pytest.approx(2500 * (high - low))
+    # The page cites where the figures come from, and the link resolves.
+    source = page.locator("form.lr-calc .lr-calc-source a").first.get_attribute("href")  # type: ignore[attr-defined]
+    assert source and source.endswith("results.json")
+    assert page.request.get(urljoin(page.url, source)).status == 200  # type: ignore[attr-defined]
+    # On the home page (a reference-only edition) the baselines' line is computed the same way.
+    page.goto(server)  # type: ignore[attr-defined]
+    row = page.locator("form.lr-calc tbody tr").first  # type: ignore[attr-defined]
+    ref = float(row.get_attribute("data-reference-cpo"))
+    row.locator("input").fill("40000")
+    shown = row.locator("[data-out=reference] [data-cost]").get_attribute("data-cost")
+    assert float(shown) == pytest.approx(40000 * ref)
+    assert row.locator("[data-out=cheapest]").inner_text().strip() != ""
+
+
+def _latest_grade(edition: Path, workload: str, model: str, mode: str, run_id: str) -> dict:
+    import json
+
+    found = None
+    for line in (edition / "grades" / workload / model / f"{mode}.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record["run_id"] == run_id and (
+            found is None or record["revision"] >= found["revision"]
+        ):
+            found = record
+    assert found is not None
+    return found
+
+
+def test_one_drill_down_per_workload_reads_the_checks(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """From each workload page of each bundled edition, follow a results table's link to its
+    cell's runs and read the first run's checks against the grade log itself."""
+    page = _page(browser, server, leaks)
+    opened = 0
+    for edition in sorted(p.parent for p in (REPO / "editions").glob("*/edition.yaml")):
+        for workload in sorted(p.name for p in (edition / "runs").iterdir()):
+            page.goto(urljoin(server, f"workloads/{workload}/"))  # type: ignore[attr-defined]
+            link = page.locator(f"a[href*='runs/{edition.name}/{workload}/']").first  # type: ignore[attr-defined]
+            link.click()
+            page.wait_for_load_state()  # type: ignore[attr-defined]
+            section = page.locator("h2.lr-run").first  # type: ignore[attr-defined]
+            run_id = section.get_attribute("id").removeprefix("run-")
+            parts = page.url.rstrip("/").split("/")  # type: ignore[attr-defined]
+            model, mode = parts[-2], parts[-1]
+            grade = _latest_grade(edition, workload, model, mode, run_id)
+            checks = section.locator("xpath=following::table[1]")
+            names = checks.locator("tbody tr td:first-child").all_inner_texts()
+            results = checks.locator("tbody tr td:nth-child(2)").all_inner_texts()
+            assert names == [c["name"] for c in grade["checks"]], (workload, names)
+            assert results == ["pass" if c["passed"] else "FAIL" for c in grade["checks"]]
+            body = page.inner_text("article")  # type: ignore[attr-defined]
+            assert "The model's answer" in body and "Input the model saw" in body
+            if (edition / "seeds.json").exists():
+                assert "Expected answer (from the published dataset)" in body
+            else:
+                assert "withheld until the seed" in body
+            opened += 1
+    assert opened >= 14
+
+
+def test_drill_down_shows_agentic_steps_and_keeps_model_text_inert(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, f"runs/{TWO_MODELS}/execute.month-end.v1/cheap/agentic/"))  # type: ignore[attr-defined]
+    body = page.inner_text("article")  # type: ignore[attr-defined]
+    assert "Agent steps" in body and "Tool call" in body and "The tool answered" in body
+    page.goto(urljoin(server, f"runs/{TWO_MODELS}/extract.invoice.v1/big/single-shot/"))  # type: ignore[attr-defined]
+    assert HOSTILE in page.inner_text("article")  # type: ignore[attr-defined]  # shown as text
+    assert page.evaluate("() => window.__pwned === undefined")  # type: ignore[attr-defined]
+    assert page.locator("article img[src=x], article script").count() == 0  # type: ignore[attr-defined]
+
+
+def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    ids = sorted(p.parent.name for p in (REPO / "editions").glob("*/edition.yaml"))
+    pages = ["", *[f"editions/{i}/" for i in ids]]
+    for path in pages:
+        page.goto(urljoin(server, path))  # type: ignore[attr-defined]
+        chart = page.locator("img.lr-gap")  # type: ignore[attr-defined]
+        assert chart.count() == 1, path
+        box = chart.bounding_box()
+        assert box is not None and box["width"] > 100, path
+        svg = page.request.get(urljoin(page.url, chart.get_attribute("src"))).text()  # type: ignore[attr-defined]
+        assert "<title" in svg and "<desc" in svg and "log scale" in svg
+        shown = ids[-1] if path == "" else path.split("/")[1]
+        assert f"edition {shown} ·" in svg  # the standard footer
+    frontiers = 0
+    for edition in ids:
+        for workload in sorted(p.name for p in (REPO / "editions" / edition / "runs").iterdir()):
+            svg = page.request.get(  # type: ignore[attr-defined]
+                urljoin(server, f"workloads/{workload}/cost-vs-pass-{edition}.svg")
+            ).text()
+            # A workload whose every figure was withdrawn draws no cell, so it has no frontier
+            # and its description says so.
+            drawn = 'id="pareto-frontier"' in svg and "Pareto frontier (" in svg
+            assert drawn or "there is no Pareto frontier" in svg, (edition, workload)
+            frontiers += drawn
+    assert frontiers >= 12

@@ -1,0 +1,232 @@
+"""Per-cell drill-down pages: every run of a cell, down to the item and the check.
+
+One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`), rendered from one template
+with the cell's run and grade records, one section per attempt: the item, the input the model
+saw (and the dataset file it was given, once the seeds are released), the expected answer (only
+where the dataset is published, i.e. its seed was released and opened its commitment), the
+model's answer, every check with its detail, the judge's verdict, tokens, cost, latency and, for
+agentic runs, every step with its tool calls and the tools' answers. Every string from a record
+goes through the same escaping as the rest of the site.
+
+A page is a function of the cell's two logs, the edition's manifest, the published dataset
+and the toolchain: it comes from the build cache (`publish/cache.py`) while those are
+unchanged, so the pages cost nothing on a rebuild that changes no record.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from ledgerrate.io import FileProblem, iter_jsonl
+from ledgerrate.publish.cache import BuildCache, key_of, write_plain
+from ledgerrate.publish.load import Edition
+from ledgerrate.publish.safe import segment
+from ledgerrate.run.bodies import restore
+from ledgerrate.schema import CellResult, GradeRecord, RunRecord, RunStatus
+
+TEMPLATE = "run_cell.md.j2"
+# Long texts are cut on the page (the raw log download has them whole, and the dataset file
+# is linked): a cell's page stays small enough that an edition of 10^4 runs builds quickly.
+INPUT_LIMIT = 3000
+ANSWER_LIMIT = 4000
+TOOL_LIMIT = 2000
+
+
+def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:
+    return "/".join(["runs", segment(edition_id), segment(workload), segment(model), segment(mode)])
+
+
+def link(cell: CellResult, edition_id: str, root: str, text: str = "runs") -> Markup:
+    """A markdown link to the cell's drill-down page (checked by mkdocs --strict)."""
+    target = f"{root}{page_dir(edition_id, cell.workload, cell.model, str(cell.mode))}/index.md"
+    return Markup(f"[{text}]({target})")
+
+
+def anchor(record: RunRecord) -> Markup:
+    """The run's anchor on its cell page (run ids are schema-checked hex, safe as is)."""
+    return segment(f"run-{record.run_id}")
+
+
+@dataclass
+class Attempt:
+    run: RunRecord
+    grade: GradeRecord | None
+    messages: list[dict[str, str]]  # role, text: what the model was sent
+    request_json: str | None  # the request when it is not a chat body (e.g. a baseline's)
+    truth: Any  # the expected answer; None when withheld or not published
+    files: list[str]  # dataset files of the item, relative to the data folder
+
+
+def _latest_grades(path: Path) -> dict[str, GradeRecord]:
+    found: dict[str, GradeRecord] = {}
+    if not path.exists():
+        return found
+    for grade in iter_jsonl(path, GradeRecord):
+        held = found.get(grade.run_id)
+        if held is None or (grade.revision, grade.graded_at) >= (held.revision, held.graded_at):
+            found[grade.run_id] = grade
+    return found
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: text parts as text, others as JSON
+        return "\n".join(
+            p.get("text", "") if isinstance(p, dict) and "text" in p else json.dumps(p)
+            for p in content
+        )
+    return json.dumps(content, indent=2, sort_keys=True, default=str)
+
+
+def _input(run: RunRecord, root: Path) -> tuple[list[dict[str, str]], str | None]:
+    body = run.request if run.request is not None else None
+    if body is None and run.request_stored is not None:
+        try:
+            body = restore(run.request_stored, root)
+        except FileProblem:  # a missing body file: the page says so, verify reports it
+            return [], "(the request's stored strings are missing from bodies/)"
+    body = body or {}
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if isinstance(messages, list) and messages:
+        shown = [
+            {"role": str(m.get("role", "?")), "text": _text_of(m.get("content", ""))}
+            for m in messages
+            if isinstance(m, dict)
+        ]
+        system = body.get("system")  # Anthropic's system prompt sits beside the messages
+        if system:
+            shown.insert(0, {"role": "system", "text": _text_of(system)})
+        return shown, None
+    return [], json.dumps(body, indent=2, sort_keys=True, default=str)
+
+
+@dataclass
+class Published:
+    """The item's published dataset: truth per item id, and file names per item."""
+
+    truth: dict[str, Any]
+    files: dict[str, list[str]]
+
+
+def published_dataset(docs: Path, edition_id: str, workload: str) -> Published | None:
+    """The dataset as the data page publishes it (written by the downloads stage only when
+    the workload's seed was released and regenerated the registered dataset)."""
+    folder = docs / "data" / edition_id / "datasets" / workload
+    raw_path = folder / "dataset.json"
+    if not raw_path.is_file():
+        return None
+    raw = raw_path.read_bytes()
+    content = json.loads(raw)
+    truth = {item["id"]: item.get("truth") for item in content.get("items", [])}
+    files = {
+        item["id"]: sorted(
+            f"datasets/{workload}/{item['id']}/{name}"
+            for name in item.get("files", {})
+            if (folder / item["id"] / name).is_file()
+        )
+        for item in content.get("items", [])
+    }
+    return Published(truth, files)
+
+
+def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> list[Attempt]:
+    """Every attempt of the cell's published sitting, item order, with its latest grade."""
+    paths = edition.paths
+    mode = str(cell.mode)
+    grades = _latest_grades(paths.grades(cell.workload, cell.model, mode))
+    log = paths.runs(cell.workload, cell.model, mode)
+    runs = [
+        r
+        for r in (iter_jsonl(log, RunRecord) if log.exists() else [])
+        if r.sitting == cell.sitting and r.kind == "registered"
+    ]
+    runs.sort(key=lambda r: (r.item_id, r.attempt))
+    found = []
+    for run in runs:
+        messages, request_json = _input(run, paths.root)
+        found.append(
+            Attempt(
+                run=run,
+                grade=grades.get(run.run_id),
+                messages=messages,
+                request_json=request_json,
+                truth=dataset.truth.get(run.item_id) if dataset else None,
+                files=dataset.files.get(run.item_id, []) if dataset else [],
+            )
+        )
+    return found
+
+
+def _render(
+    env: Environment, edition: Edition, cell: CellResult, name: str, docs: Path, root: str
+) -> bytes:
+    dataset = published_dataset(docs, edition.id, cell.workload)
+    released = edition.seeds is not None and cell.workload in edition.seeds.seeds
+    ctx = {
+        "root": root,
+        "edition": edition,
+        "cell": cell,
+        "name": name,
+        "attempts": attempts(edition, cell, dataset),
+        "released": released and dataset is not None,
+        "seed_released": released,
+        "data_root": f"{root}data/{segment(edition.id)}/",
+        # Linked only when the edition has the log (the data page publishes every one it has).
+        "log": f"runs/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz"
+        if edition.paths.runs(cell.workload, cell.model, str(cell.mode)).exists()
+        else None,
+        "grade_log": f"grades/{cell.workload}/{cell.model}/{cell.mode}.jsonl.gz"
+        if edition.paths.grades(cell.workload, cell.model, str(cell.mode)).exists()
+        else None,
+        "anchor": anchor,
+        "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT, "tool": TOOL_LIMIT},
+        "infra": RunStatus.infra_excluded,
+    }
+    text = env.get_template(TEMPLATE).render(ctx)
+    return (text.rstrip("\n") + "\n").encode("utf-8")
+
+
+def render_drilldowns(
+    env: Environment, editions: list[Edition], docs: Path, cache: BuildCache
+) -> int:
+    """Write every cell's drill-down page; returns how many were written."""
+    written = 0
+    for edition in editions:
+        names = {m.id: m.name for m in edition.manifest.models}
+        manifest_digest = cache.file_digest(edition.paths.manifest)
+        for workload in edition.results.workloads:
+            dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
+            dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
+            for cell in workload.cells:
+                mode = str(cell.mode)
+                rel = page_dir(edition.id, cell.workload, cell.model, mode)
+                root = "../" * rel.count("/") + "../"
+                logs = [
+                    edition.paths.runs(cell.workload, cell.model, mode),
+                    edition.paths.grades(cell.workload, cell.model, mode),
+                ]
+                key = key_of(
+                    "drilldown",
+                    cache.toolchain(),
+                    edition.id,
+                    cell.model_dump(mode="json"),
+                    manifest_digest,
+                    dataset_digest,
+                    edition.seeds is not None and cell.workload in edition.seeds.seeds,
+                    [cache.file_digest(p) if p.exists() else None for p in logs],
+                )
+                make = partial(
+                    _render, env, edition, cell, names.get(cell.model, cell.model), docs, root
+                )
+                page = cache.product("drilldown", key, make)
+                write_plain(docs / rel / "index.md", page)
+                written += 1
+    return written

@@ -1,0 +1,148 @@
+"""Results tables made explorable: sort keys in the page, and each table's data beside it.
+
+A results table stays a plain markdown table, readable with JavaScript off. Each figure cell
+carries its exact sort key (`data-sort`), so `javascripts/tables.js` sorts numbers as numbers
+(an amount shown "per billion" beside one shown in cents still sorts by value) and puts a
+figure that does not exist ("no successful outcome", withdrawn, pending) last in either
+direction. The paragraph before a table links its rows as CSV and JSON, each row a `CellResult`
+of the published `results.json` schema, so the download is described by a schema already on
+the data page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from ledgerrate.publish import downloads
+from ledgerrate.publish.cache import write_plain
+from ledgerrate.publish.safe import md_text, segment
+from ledgerrate.publish.withdrawals import is_withdrawn
+from ledgerrate.schema import CellResult, EditionResults, WorkloadResult
+
+# `results.json` is an EditionResults; its schema's `$defs` name every row type we publish.
+RESULTS_SCHEMA = "results-json.schema.json"
+
+
+def key(value: Decimal | float | int | None, shown: Any) -> Markup:
+    """A figure with its sort key; no key (an undefined figure) sorts last."""
+    text = shown if isinstance(shown, Markup) else md_text(shown)
+    raw = "" if value is None else format(Decimal(str(value)), "f")
+    return Markup(f'<span data-sort="{raw}">{text}</span>')
+
+
+def pass_key(cell: CellResult) -> float | None:
+    if is_withdrawn(cell, "pass_rate") or cell.pending_judge:
+        return None
+    return cell.pass_rate
+
+
+def cpo_key(cell: CellResult) -> Decimal | None:
+    if any(is_withdrawn(cell, f) for f in ("cpo_usd", "spend_usd")) or cell.pending_judge:
+        return None
+    return cell.cpo_usd
+
+
+def _cells_json(cells: Iterable[CellResult]) -> bytes:
+    rows = [c.model_dump(mode="json") for c in cells]
+    return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _cells_csv(edition: EditionResults, cells: list[CellResult]) -> bytes:
+    # The same columns as the edition's results.csv, restricted to this table's rows.
+    one = edition.model_copy(
+        update={"workloads": [_holder(edition.workloads, cells)]} if cells else {"workloads": []}
+    )
+    return downloads.results_frame(one).to_csv(index=False, lineterminator="\n").encode()
+
+
+def _holder(workloads: list[WorkloadResult], cells: list[CellResult]) -> WorkloadResult:
+    return workloads[0].model_copy(update={"cells": cells})
+
+
+def write_cell_table(
+    docs: Path,
+    rel_dir: str,
+    stem: str,
+    edition: EditionResults,
+    cells: list[CellResult],
+    root: str,
+) -> Markup:
+    """Write `<stem>.csv` and `<stem>.json` into the page's folder; returns the paragraph that
+    links them (placed right before the table, which is how tables.js finds the table)."""
+    folder = docs / rel_dir
+    write_plain(folder / f"{stem}.json", _cells_json(cells))
+    write_plain(folder / f"{stem}.csv", _cells_csv(edition, cells))
+    schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
+    return Markup(
+        f'<p class="lr-table-data">This table as <a href="{stem}.csv" download>CSV</a> · '
+        f'<a href="{stem}.json" download>JSON</a> (each row a <code>CellResult</code>, '
+        f'<a href="{schema}">results.json schema</a> <code>$defs/CellResult</code>)</p>'
+    )
+
+
+def write_workload_table(
+    docs: Path, rel_dir: str, stem: str, edition: EditionResults, root: str
+) -> Markup:
+    """The rate card's data: the edition's workloads (each a `WorkloadResult`) as JSON, and the
+    cheapest-qualifying and flagship lines as CSV."""
+    folder = docs / rel_dir
+    rows = [w.model_dump(mode="json") for w in edition.workloads]
+    write_plain(
+        folder / f"{stem}.json",
+        (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode(),
+    )
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow(
+        [
+            "edition",
+            "workload",
+            "unit",
+            "volume",
+            "line",
+            "model",
+            "mode",
+            "cpo_usd",
+            "rate_usd",
+            "pass_rate",
+            "premium",
+        ]
+    )
+    for w in edition.workloads:
+        for label, line in (
+            ("cheapest_qualifying", w.cheapest_qualifying),
+            ("flagship", w.flagship),
+        ):
+            if line is None:
+                out.writerow([edition.edition, w.workload, w.unit, w.volume, label] + [""] * 6)
+                continue
+            out.writerow(
+                [
+                    edition.edition,
+                    w.workload,
+                    w.unit,
+                    w.volume,
+                    label,
+                    line.model,
+                    line.mode.value,
+                    line.cpo_usd,
+                    line.cpo_usd * w.volume,
+                    line.pass_rate,
+                    "" if w.frontier_premium is None else w.frontier_premium,
+                ]
+            )
+    write_plain(folder / f"{stem}.csv", buffer.getvalue().encode("utf-8"))
+    schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
+    return Markup(
+        f'<p class="lr-card-data">The figures of this card as <a href="{stem}.csv" download>CSV'
+        f'</a> · <a href="{stem}.json" download>JSON</a> (each row a <code>WorkloadResult</code>,'
+        f' <a href="{schema}">results.json schema</a> <code>$defs/WorkloadResult</code>)</p>'
+    )
