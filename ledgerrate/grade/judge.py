@@ -13,11 +13,12 @@ import inspect
 import math
 import os
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerrate.cost import estimate_usage, usage_cost
+from ledgerrate.cost import call_cost, estimate_usage
 from ledgerrate.providers.base import CompletionRequest, Message, Provider, ProviderError
 from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
@@ -116,9 +117,11 @@ async def judge_one(
     assert workload.rubric is not None and workload.rubric_hash is not None
     request = build_request(workload.rubric, anon, hooks.material(item, answer_text))
     spec = provider.spec
+    clock = time.perf_counter()
     try:
         completion = await provider.complete(request)
     except ProviderError as exc:
+        latency = time.perf_counter() - clock
         block = None
         if exc.usage is not None:
             block = JudgeBlock(
@@ -126,10 +129,13 @@ async def judge_one(
                 rubric_hash=workload.rubric_hash,
                 anon_id=anon,
                 usage=exc.usage,
-                cost=usage_cost(exc.usage, pricing, spec.id),
+                latency_s=latency,
+                # A self-hosted judge costs its server time, like the model's own calls.
+                cost=call_cost(exc.usage, latency, pricing, spec.id),
                 rationale=f"judge call failed: {type(exc).__name__}",
             )
         raise JudgeFailed(f"judge call failed: {type(exc).__name__}: {exc}", block) from None
+    latency = time.perf_counter() - clock
     usage = completion.usage
     note = ""
     if usage is None:
@@ -137,12 +143,13 @@ async def judge_one(
         prompt_chars = len(request.system) + sum(len(m.content) for m in request.messages)
         usage = estimate_usage(prompt_chars, len(completion.text))
         note = "[judge usage estimated from characters] "
-    cost = usage_cost(usage, pricing, spec.id)
+    cost = call_cost(usage, latency, pricing, spec.id)
     base: dict[str, Any] = {
         "judge_model": spec.id,
         "rubric_hash": workload.rubric_hash,
         "anon_id": anon,
         "usage": usage,
+        "latency_s": latency,
         "cost": cost,
     }
     try:
