@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,22 @@ MAX_STEPS = 25  # standard §3: exceeding it is a failure
 # Reason codes that open a model failure's text (`RunRecord.failure`), read back by the metrics.
 CONTEXT_EXCEEDED = "context_exceeded"
 TRUNCATED = "truncated"
+
+# When the current request really left (perf_counter), set by whoever holds the request slot
+# (the runner's limiter). A call's latency runs from there: the wait for a slot is not the
+# provider's time, and for a self-hosted model it is not server time either.
+SENT_AT: ContextVar[float | None] = ContextVar("SENT_AT", default=None)
+
+
+def mark_sent() -> None:
+    """Called right before the request leaves, once a request slot is held."""
+    SENT_AT.set(time.perf_counter())
+
+
+def _since_sent(clock: float) -> float:
+    sent = SENT_AT.get()
+    return time.perf_counter() - (sent if sent is not None and sent >= clock else clock)
+
 
 Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 # An adapter's `request_body`: the exact JSON it sends (never holding the key).
@@ -151,7 +168,7 @@ async def _call(
     try:
         completion = await complete(request)
     except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
-        latency = time.perf_counter() - clock
+        latency = _since_sent(clock)
         usage = exc.usage if isinstance(exc, ProviderError) else None
         status = exc.status if isinstance(exc, ProviderError) else None
         raw = exc.raw if isinstance(exc, ProviderError) else None
@@ -185,7 +202,7 @@ async def _call(
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"
         raise _Stop from None
-    latency = time.perf_counter() - clock
+    latency = _since_sent(clock)
     if completion.usage is None:
         usage = estimate_usage(prompt_chars(request), _output_chars(completion))
         basis = UsageBasis.estimated

@@ -314,6 +314,7 @@ class Runner:
             async with self.limits.request(limit) as epoch:
                 # Journaled once a slot is held, so a start means the request really left.
                 await before_send(request)
+                agent.mark_sent()
                 try:
                     result = await provider.complete(request)
                 except InfraError as exc:
