@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerrate.cost import estimate_usage, usage_cost
+from ledgerrate.cost import call_cost, estimate_usage
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -25,6 +25,7 @@ from ledgerrate.providers.base import (
     Provider,
     ProviderError,
 )
+from ledgerrate.providers.clock import CallClock
 from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Item, Workload
@@ -126,9 +127,12 @@ async def judge_one(
     assert workload.rubric is not None and workload.rubric_hash is not None
     request = build_request(workload.rubric, anon, hooks.material(item, answer_text))
     spec = provider.spec
+    # From when the request left its queue: a retry's backoff is not the judge's server time.
+    timer = CallClock()
     try:
         completion = await (complete or provider.complete)(request)
     except ProviderError as exc:
+        latency = timer.elapsed()
         block = None
         if exc.usage is not None:
             block = JudgeBlock(
@@ -136,10 +140,13 @@ async def judge_one(
                 rubric_hash=workload.rubric_hash,
                 anon_id=anon,
                 usage=exc.usage,
-                cost=usage_cost(exc.usage, pricing, spec.id),
+                latency_s=latency,
+                # A self-hosted judge costs its server time, like the model's own calls.
+                cost=call_cost(exc.usage, latency, pricing, spec.id),
                 rationale=f"judge call failed: {type(exc).__name__}",
             )
         raise JudgeFailed(f"judge call failed: {type(exc).__name__}: {exc}", block) from None
+    latency = timer.elapsed()
     usage = completion.usage
     note = ""
     if usage is None:
@@ -147,12 +154,13 @@ async def judge_one(
         prompt_chars = len(request.system) + sum(len(m.content) for m in request.messages)
         usage = estimate_usage(prompt_chars, len(completion.text))
         note = "[judge usage estimated from characters] "
-    cost = usage_cost(usage, pricing, spec.id)
+    cost = call_cost(usage, latency, pricing, spec.id)
     base: dict[str, Any] = {
         "judge_model": spec.id,
         "rubric_hash": workload.rubric_hash,
         "anon_id": anon,
         "usage": usage,
+        "latency_s": latency,
         "cost": cost,
     }
     try:

@@ -149,7 +149,7 @@ def cost_vs_pass_svg(
         if frontier:
             # Drawn in pass-rate order: the frontier climbs from the cheapest cell to the best.
             line = ax.plot(
-                [c.pass_rate for c in frontier],
+                [float(c.pass_rate or 0) for c in frontier],
                 [float(c.cpo_usd or 0) for c in frontier],
                 linestyle=(0, (4, 2)),
                 color="0.35",

@@ -9,12 +9,9 @@ retried), and a configuration error stops the run. Nothing here grades.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import shutil
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +30,7 @@ from ledgerrate.providers.base import (
     ProviderError,
     TimedOut,
 )
+from ledgerrate.providers.clock import CallClock
 from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
     AgentStep,
@@ -137,23 +135,6 @@ def _output_chars(completion: Completion) -> int:
     )
 
 
-# When the request now in flight left, set by whoever holds its concurrency slot: a call's
-# clock starts there, not when it began to wait for the slot. A self-hosted model is costed as
-# call time × the instance price, so time spent queueing would otherwise be billed as compute.
-_LEFT_AT: ContextVar[tuple[float, dt.datetime] | None] = ContextVar("left_at", default=None)
-
-
-def request_leaves() -> None:
-    """Mark the request now being sent as leaving (the caller holds its slot)."""
-    _LEFT_AT.set((time.perf_counter(), dt.datetime.now(dt.UTC)))
-
-
-def _left_since(clock: float, started: dt.datetime) -> tuple[float, dt.datetime]:
-    """The call's start: when its request left, if the slot holder said so, else when asked."""
-    left = _LEFT_AT.get()
-    return left if left is not None else (clock, started)
-
-
 async def _call(
     complete: Complete,
     request: CompletionRequest,
@@ -164,14 +145,11 @@ async def _call(
     max_output: int = 0,
 ) -> Completion:
     """One priced, recorded call. Raises _Stop with `attempt` set when the attempt is over."""
-    started = dt.datetime.now(dt.UTC)
-    clock = time.perf_counter()
-    _LEFT_AT.set(None)
+    timer = CallClock()
     try:
         completion = await complete(request)
     except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
-        clock, started = _left_since(clock, started)
-        latency = time.perf_counter() - clock
+        started, latency = timer.left()[1], timer.elapsed()
         usage = exc.usage if isinstance(exc, ProviderError) else None
         status = exc.status if isinstance(exc, ProviderError) else None
         raw = exc.raw if isinstance(exc, ProviderError) else None
@@ -205,8 +183,7 @@ async def _call(
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"
         raise _Stop from None
-    clock, started = _left_since(clock, started)
-    latency = time.perf_counter() - clock
+    started, latency = timer.left()[1], timer.elapsed()
     if completion.usage is None:
         usage = estimate_usage(prompt_chars(request), _output_chars(completion))
         basis = UsageBasis.estimated

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ledgerrate.providers.base import InfraError, RateLimited, TimedOut
+from ledgerrate.providers.clock import request_leaves
 
 T = TypeVar("T")
 
@@ -156,6 +157,7 @@ async def call_limited(
     async with limits.request(limit) as epoch:
         if before is not None:
             await before()
+        request_leaves()
         try:
             result = await send()
         except InfraError as exc:

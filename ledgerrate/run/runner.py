@@ -309,13 +309,13 @@ class Runner:
         limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
 
         async def complete(request: CompletionRequest, before_send: BeforeSend) -> Completion:
-            async def leave() -> None:
-                # Journaled once a slot is held, so a start means the request really left; the
-                # call's clock starts here too.
-                await before_send(request)
-                agent.request_leaves()
-
-            return await call_limited(self.limits, limit, lambda: provider.complete(request), leave)
+            # Journaled once a slot is held, so a start means the request really left.
+            return await call_limited(
+                self.limits,
+                limit,
+                lambda: provider.complete(request),
+                lambda: before_send(request),
+            )
 
         return complete
 

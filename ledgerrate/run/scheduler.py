@@ -30,7 +30,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.providers import local
 from ledgerrate.providers.base import ProviderFactory
-from ledgerrate.run import rawlog, unfinished
+from ledgerrate.run import celllock, rawlog, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.progress import RunSummary
 from ledgerrate.run.runner import (
@@ -151,21 +151,38 @@ def run_edition(
         for spec in (edition.manifest.model(m) for m in selected)
         if spec.local is not None
     }
-    cells = _plan_cells(edition, options, lookup)
-    runner = Runner(
-        edition=edition,
-        keys=keys,
-        factory=provider_factory,
-        retry=retry or RetryPolicy(),
-        clock=clock,
-        outside=outside,
-        concurrency=options.concurrency,
-        allow_outside_window=options.allow_outside_window,
-        served=served,
-    )
-    runner.execute(cells, transport=transport, console=console, show_progress=show_progress)
+    # Planned and run under the cells' locks: another runner's attempts are never ours.
+    with celllock.locked(_cell_logs(edition, options, lookup)):
+        cells = _plan_cells(edition, options, lookup)
+        runner = Runner(
+            edition=edition,
+            keys=keys,
+            factory=provider_factory,
+            retry=retry or RetryPolicy(),
+            clock=clock,
+            outside=outside,
+            concurrency=options.concurrency,
+            allow_outside_window=options.allow_outside_window,
+            served=served,
+        )
+        runner.execute(cells, transport=transport, console=console, show_progress=show_progress)
     summary = RunSummary(edition.manifest.id, outside, [c.summary for c in cells])
     summary.probes = [p.line() for p in runner.probes]
     for line in summary.lines():
         console.print(line, markup=False)
     return summary
+
+
+def _cell_logs(edition: Edition, options: RunOptions, lookup: WorkloadLookup) -> list[Path]:
+    """The log of every cell this run may write."""
+    manifest = edition.manifest
+    workload_ids = _select(options.workloads, [w.id for w in manifest.workloads], "workload")
+    model_ids = _select(options.models, [m.id for m in manifest.models], "model")
+    modes = [Mode(m) for m in _select(options.modes, [m.value for m in Mode], "mode")]
+    return [
+        edition.paths.runs(wid, mid, mode.value)
+        for wid in workload_ids
+        for mid in model_ids
+        for mode in modes
+        if cell_applies(lookup(wid), manifest.model(mid), mode)
+    ]

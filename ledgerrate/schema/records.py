@@ -314,6 +314,14 @@ class JudgeBlock(Strict):
     """The judge's stated reasons."""
     usage: Usage = Field(default_factory=Usage)
     """Judge token usage."""
+    latency_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Measured wall time of the judge call, s: a self-hosted judge's cost is this "
+        "× the instance price. Null in grades written before it was recorded.",
+        # Left out when unset, so grade records written before it existed read back unchanged.
+        exclude_if=lambda v: v is None,
+    )
     cost: Cost = Field(default_factory=Cost)
     """Judge spend: grading cost, never in CPO."""
     second_opinion: JudgeBlock | None = Field(

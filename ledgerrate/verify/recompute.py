@@ -14,6 +14,7 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     CostBasis,
     EditionResults,
+    JudgeBlock,
     PricingTable,
     RunRecord,
     UsageBasis,
@@ -36,6 +37,10 @@ def check_costs(
         for grade in grade_log.records_or_raise():
             judge = grade.judge
             while judge is not None:
+                if judge.judge_model in pricing.self_hosted:
+                    _check_self_hosted_judge(grade.run_id, judge, pricing, report, rel)
+                    judge = judge.second_opinion
+                    continue
                 expected = _priced(pricing, judge.judge_model, judge.usage)
                 report.expect(
                     "costs recomputed",
@@ -47,6 +52,24 @@ def check_costs(
                     found=judge.cost.model_usd,
                 )
                 judge = judge.second_opinion
+
+
+def _check_self_hosted_judge(
+    run_id: str, judge: JudgeBlock, pricing: PricingTable, report: Report, rel: str
+) -> None:
+    """A self-hosted judge's call: its recorded server time × the instance price."""
+    expected: Decimal | str = "a recorded latency_s"
+    if judge.latency_s is not None:
+        expected = self_hosted_cost(judge.latency_s, pricing, judge.judge_model).compute_usd
+    report.expect(
+        "costs recomputed",
+        expected == judge.cost.compute_usd and judge.cost.model_usd == 0,
+        file=rel,
+        record=run_id,
+        field=f"judge[{judge.judge_model}].cost.compute_usd",
+        expected=expected,
+        found=judge.cost.compute_usd,
+    )
 
 
 def _priced(pricing: PricingTable, model: str, usage: Any) -> Decimal | str:
