@@ -22,6 +22,6 @@ INCLUDED_TOP = (
     "errata.yaml",
     "published.json",
 )
-INCLUDED_DIRS = ("datasets", "runs", "grades", "spotchecks", "reproductions")
+INCLUDED_DIRS = ("datasets", "runs", "grades", "spotchecks", "reproductions", "incidents")
 STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"

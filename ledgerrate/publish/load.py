@@ -17,6 +17,7 @@ from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics import report
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
+from ledgerrate.publish.incidents import Incident, incidents
 from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import (
@@ -62,6 +63,8 @@ class Edition:
     seed_loss: SeedLoss | None = None
     # (workload, model, mode) → the harnesses its runs were ingested from (`ledgerrate ingest`).
     ingested: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    # Operator incidents the edition discloses (`incidents/<id>/`), with their files.
+    incidents: list[Incident] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -172,6 +175,7 @@ def load_edition(
         reproductions=_reproductions(paths, manifest),
         seed_loss=_optional(SeedLoss, paths.seeds_lost),
         ingested=ingested_cells(paths, results),
+        incidents=incidents(paths.root),
     )
 
 
