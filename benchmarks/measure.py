@@ -72,8 +72,9 @@ from pathlib import Path
 from ledgerrate.publish import build as b
 engine_cpu = [0.0]
 real = b.run_engine
-def timed(engine, docs, site):
-    t = time.process_time(); real(engine, docs, site); engine_cpu[0] += time.process_time() - t
+def timed(engine, docs, site, site_url=None):
+    t = time.process_time(); real(engine, docs, site, site_url)
+    engine_cpu[0] += time.process_time() - t
 b.run_engine = timed
 t = time.process_time()
 b.build_site(Path({editions!r}), Path({out!r}), engine={engine!r})
