@@ -14,6 +14,12 @@
     return (td ? td.textContent : "").replace(/\s+/g, " ").trim();
   }
 
+  // A qualifying cell may say why not ("no: judge unchecked"); its filter reads the verdict.
+  function filterValue(td, name) {
+    var text = cellText(td);
+    return name === "qualifying" ? text.split(/[:;]/)[0].trim() : text;
+  }
+
   function sortKey(td) {
     var keyed = td ? td.querySelector("[data-sort]") : null;
     if (keyed) {
@@ -66,7 +72,7 @@
       var name = cellText(th).toLowerCase();
       if (FILTERED.indexOf(name) < 0) return;
       var values = {};
-      original.forEach(function (row) { values[cellText(row.cells[col])] = true; });
+      original.forEach(function (row) { values[filterValue(row.cells[col], name)] = true; });
       var label = document.createElement("label");
       label.className = "lr-filter";
       label.appendChild(document.createTextNode(cellText(th) + " "));
@@ -80,7 +86,7 @@
         select.appendChild(option);
       });
       label.appendChild(select);
-      filters.push({ col: col, select: select, label: label });
+      filters.push({ col: col, name: name, select: select, label: label });
     });
     if (!filters.length) return;
     var bar = document.createElement("div");
@@ -100,7 +106,7 @@
       var shown = 0;
       original.forEach(function (row) {
         var keep = filters.every(function (f) {
-          return !f.select.value || cellText(row.cells[f.col]) === f.select.value;
+          return !f.select.value || filterValue(row.cells[f.col], f.name) === f.select.value;
         });
         row.hidden = !keep;
         if (keep) shown += 1;
