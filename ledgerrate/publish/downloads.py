@@ -249,8 +249,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     for sheet in sorted((root / "spotchecks").glob("*.csv")):
         write_plain(dest / sheet.relative_to(root), sheet.read_bytes())
     for incident in edition.incidents:
-        for name in incident.files:
-            write_plain(dest / name, (root / name).read_bytes())
+        for name, download in incident.downloads:
+            write_plain(dest / download, (root / name).read_bytes())
     # The published file itself (what `verify` re-derives), not the figures as shown, from
     # which withdrawn figures are removed.
     published = root / "results.json"

@@ -26,6 +26,17 @@ class Incident:
     files: list[str]
     """Paths relative to the edition folder, README first."""
 
+    @property
+    def downloads(self) -> list[tuple[str, str]]:
+        """(edition path, download path) of each file."""
+        return [(f, download_name(f)) for f in self.files]
+
+
+def download_name(path: str) -> str:
+    """A markdown file goes out as text: the site engine would render `README.md` as a page,
+    and an edition file's markup is never rendered."""
+    return f"{path}.txt" if path.endswith(".md") else path
+
 
 def _title(readme: Path, fallback: str) -> str:
     if not readme.is_file():

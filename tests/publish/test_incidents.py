@@ -26,6 +26,11 @@ def test_incidents_are_listed_with_their_readme_first(tmp_path: Path) -> None:
         "incidents/2026-12-01-two-runners/runs/w.v1/m/single-shot.jsonl",
     ]
     assert "incidents" in INCLUDED_DIRS
+    # The README goes out as text: the site engine would otherwise render it as a page.
+    assert found.downloads[0] == (
+        "incidents/2026-12-01-two-runners/README.md",
+        "incidents/2026-12-01-two-runners/README.md.txt",
+    )
 
 
 def test_an_unsafe_folder_name_is_not_listed(tmp_path: Path) -> None:
