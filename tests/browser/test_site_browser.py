@@ -237,7 +237,10 @@ def test_edition_and_data_pages_open(browser: object, server: str, leaks: list[s
     for path in [f"{kind}/{i}/" for i in ids for kind in ("editions", "data")]:
         response = page.goto(urljoin(server, path))
         assert response is not None and response.status == 200, path
-        assert "no language model was called" in page.inner_text("body").lower(), path
+        # Every page of a bundled edition says what produced it: reference baselines only, or
+        # beside them a real model served on this machine.
+        body = page.inner_text("body").lower()
+        assert "no language model was called" in body or "one real language model" in body, path
     text = page.inner_text("body")  # type: ignore[attr-defined]
     assert "SHA256SUMS" in text
     assert "results-corrected.json" in text
@@ -524,7 +527,7 @@ def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
         assert "<title" in svg and "<desc" in svg and "log scale" in svg
         shown = ids[-1] if path == "" else path.split("/")[1]
         assert f"edition {shown} ·" in svg  # the standard footer
-    frontiers = 0
+    frontiers: dict[str, int] = {}
     for edition in ids:
         for workload in sorted(p.name for p in (REPO / "editions" / edition / "runs").iterdir()):
             svg = page.request.get(  # type: ignore[attr-defined]
@@ -534,5 +537,6 @@ def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
             # and its description says so.
             drawn = 'id="pareto-frontier"' in svg and "Pareto frontier (" in svg
             assert drawn or "there is no Pareto frontier" in svg, (edition, workload)
-            frontiers += drawn
-    assert frontiers >= 12
+            frontiers[edition] = frontiers.get(edition, 0) + drawn
+    # Every bundled edition has priced cells, so each draws at least one frontier.
+    assert all(frontiers.get(e, 0) >= 1 for e in ids), frontiers
