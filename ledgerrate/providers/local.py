@@ -15,6 +15,7 @@ local model whose server was not started here, since then nobody knows which fil
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -38,6 +39,8 @@ from ledgerrate.schema import ModelSpec, ServedModel
 TOOL_CHAT_FORMAT = "chatml-function-calling"
 RUNTIME = "llama-cpp-python"
 STATE_ENV = "LEDGERRATE_LOCAL_STATE"
+# <linux/prctl.h>: deliver a signal to this process when its parent thread exits.
+_PR_SET_PDEATHSIG = 1
 
 
 def state_dir() -> Path:
@@ -153,10 +156,47 @@ def _wait_ready(
     )
 
 
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """What the child runs before exec: the kernel sends it SIGTERM when the thread that
+    started it exits.
+
+    Why: a test run killed with SIGKILL (a timeout, a cancelled CI job) runs no `finally`, and
+    a llama.cpp server left behind holds its port and both cores until someone notices."""
+
+    def arm() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os._exit(1)
+
+    return arm
+
+
+def spawn(argv: list[str], log: Path, *, tied: bool) -> subprocess.Popen[bytes]:
+    """Start a server process in its own process group (so `stop` ends it and its children),
+    its output appended to `log`; `tied` also ends it when this process dies."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(os.getpid()) if tied else None,
+        )
+
+
 def start(
-    spec: ModelSpec, *, chat_format: str = TOOL_CHAT_FORMAT, wait_s: float = 180.0
+    spec: ModelSpec,
+    *,
+    chat_format: str = TOOL_CHAT_FORMAT,
+    wait_s: float = 180.0,
+    tied: bool = False,
 ) -> ServedModel:
-    """Start the server in the background and wait until it answers; write its state file."""
+    """Start the server in the background and wait until it answers; write its state file.
+
+    `tied` ends the server with this process (for `running`); `local-server start` leaves it
+    running for later commands, until `local-server stop`."""
     if spec.local is None:
         raise UsageProblem(f"model {spec.id!r} has no `local:` section; it is not served here")
     path, version = weights(spec)
@@ -178,14 +218,8 @@ def start(
     )
     state.parent.mkdir(parents=True, exist_ok=True)
     log = state.with_suffix(".log")
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command(spec, path, chat_format),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: `stop` ends it and its children
-        )
+    log.write_bytes(b"")
+    process = spawn(command(spec, path, chat_format), log, tied=tied)
     _wait_ready(spec, process, log, wait_s)
     state.write_text(
         json.dumps({"pid": process.pid, "log": str(log), "served": served.model_dump()}),
@@ -240,7 +274,7 @@ def served(spec: ModelSpec) -> ServedModel:
 @contextlib.contextmanager
 def running(spec: ModelSpec, *, chat_format: str = TOOL_CHAT_FORMAT) -> Iterator[ServedModel]:
     """A local server for the duration of a `with` block (tests, scripts)."""
-    info = start(spec, chat_format=chat_format)
+    info = start(spec, chat_format=chat_format, tied=True)
     try:
         yield info
     finally:
