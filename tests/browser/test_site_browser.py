@@ -20,7 +20,8 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 from pypdf import PdfReader
-from two_models import HOSTILE, build_two_model_edition
+
+from tests.browser.two_models import HOSTILE, build_two_model_edition
 
 # The first test's setup builds the fake-provider edition and the whole site (about three
 # minutes on a loaded 2-core machine, more when other builds share it): beyond the suite's

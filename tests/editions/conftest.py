@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from ledgerrate.testing.reference_edition import build_reference_edition
-
-from .reproduce import DatasetCache
+from tests.editions.reproduce import DatasetCache
 
 FIXTURE_WORKLOADS = (
     "triage.ap-inbox.v1",

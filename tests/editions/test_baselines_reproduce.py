@@ -17,8 +17,7 @@ import pytest
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import read_jsonl, to_json
 from ledgerrate.schema import GradeRecord, Outcome, RunRecord, RunStatus, SeedFile
-
-from .reproduce import DatasetCache, compare_edition
+from tests.editions.reproduce import DatasetCache, compare_edition
 
 pytestmark = pytest.mark.slow
 

@@ -55,9 +55,8 @@ def test_anon_ids_are_stable_and_secret_dependent(tmp_path: Path, private_dir: P
 
 
 def test_identity_terms_cover_models_families_and_modes() -> None:
-    from gradekit import EVALUATED
-
     from ledgerrate.schema import EditionManifest
+    from tests.grade.gradekit import EVALUATED
 
     manifest = EditionManifest.model_validate(
         {

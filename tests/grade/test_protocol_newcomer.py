@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-from gradekit import BRIEF, JUDGE_KEY_ENV, MiniEdition, lookup, make_edition, scoring_responder
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
@@ -27,6 +26,14 @@ from ledgerrate.publish.pdf import render_ratecard_html
 from ledgerrate.schema import EditionResults, WorkloadResult
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from tests.grade.gradekit import (
+    BRIEF,
+    JUDGE_KEY_ENV,
+    MiniEdition,
+    lookup,
+    make_edition,
+    scoring_responder,
+)
 
 THREE = {
     "alpha": {"provider": "openai", "family": "acmeai", "api_model": "acme-large-2"},

@@ -8,7 +8,6 @@ import io
 from pathlib import Path
 
 import pytest
-from gradekit import BRIEF, JUDGE_KEY_ENV, MiniEdition, lookup, make_edition, scoring_responder
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
@@ -18,6 +17,14 @@ from ledgerrate.metrics.report import edition_results
 from ledgerrate.schema import CellResult
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from tests.grade.gradekit import (
+    BRIEF,
+    JUDGE_KEY_ENV,
+    MiniEdition,
+    lookup,
+    make_edition,
+    scoring_responder,
+)
 
 ONE = {"alpha": {"provider": "openai", "family": "acmeai", "api_model": "acme-large-2"}}
 

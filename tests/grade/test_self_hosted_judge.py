@@ -9,16 +9,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from gradekit import (
-    JUDGE_KEY_ENV,
-    NOW,
-    VARIANCE,
-    MiniEdition,
-    _model,
-    _price,
-    lookup,
-    scoring_responder,
-)
 
 from ledgerrate.cost import self_hosted_cost
 from ledgerrate.edition import load_edition
@@ -31,6 +21,16 @@ from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.verify.recompute import check_costs
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
+from tests.grade.gradekit import (
+    JUDGE_KEY_ENV,
+    NOW,
+    VARIANCE,
+    MiniEdition,
+    _model,
+    _price,
+    lookup,
+    scoring_responder,
+)
 
 HOUR_USD = "0.10"
 

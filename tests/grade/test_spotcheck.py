@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from gradekit import JUDGE_KEY_ENV, VARIANCE, MiniEdition, lookup, make_edition, scoring_responder
 
 from ledgerrate.grade.spotcheck import (
     FLAG_REGRADE,
@@ -24,6 +23,14 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
+from tests.grade.gradekit import (
+    JUDGE_KEY_ENV,
+    VARIANCE,
+    MiniEdition,
+    lookup,
+    make_edition,
+    scoring_responder,
+)
 
 
 def test_draw_sample_share_and_reproducibility() -> None:

@@ -6,15 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from gradekit import (
-    BRIEF,
-    JUDGE_KEY_ENV,
-    VARIANCE,
-    MiniEdition,
-    lookup,
-    make_edition,
-    scoring_responder,
-)
 
 from ledgerrate.grade.judge import agreement
 from ledgerrate.grade.stage import grade_edition, latest_grades, reproduction_grades
@@ -23,6 +14,15 @@ from ledgerrate.schema import GradeRecord, Outcome
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from tests.grade.gradekit import (
+    BRIEF,
+    JUDGE_KEY_ENV,
+    VARIANCE,
+    MiniEdition,
+    lookup,
+    make_edition,
+    scoring_responder,
+)
 
 
 def grades(ed: MiniEdition, workload: str, model: str, mode: str) -> list[GradeRecord]:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from roundtrip import Bench, make_bench
+from tests.harness.roundtrip import Bench, make_bench
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scripted import Script
-
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.stage import grade_edition
@@ -24,6 +22,7 @@ from ledgerrate.metrics.report import edition_results
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.verify.run import verify_path
 from ledgerrate.workloads import catalogue
+from tests.harness.scripted import Script
 
 BIN = Path(sys.executable).parent
 WORKLOAD = "query.nl2sql.v2"

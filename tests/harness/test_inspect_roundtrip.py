@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from inspect_ai import __version__ as inspect_version
 from inspect_ai.log import read_eval_log, write_eval_log
-from roundtrip import MODEL, WORKLOAD, Bench
 
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import read_jsonl
@@ -29,6 +28,7 @@ from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.run import bodies
 from ledgerrate.schema import RunRecord
+from tests.harness.roundtrip import MODEL, WORKLOAD, Bench
 
 # A module-scoped edition is registered, run and evaluated by Inspect once; the first test of
 # the module pays for it (about ten minutes on a loaded 2-core machine), hence the timeout.

@@ -16,9 +16,8 @@ from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.charts import FRONTIER_ID, cost_vs_pass_svg, gap_svg
 from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.schema import CellResult, EditionManifest, Mode
-
-from .factory import manifest, results
-from .test_charts import FOOTER, _cell, _result
+from tests.publish.factory import manifest, results
+from tests.publish.test_charts import FOOTER, _cell, _result
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -122,7 +121,7 @@ def _render(root: Path, docs: Path, fixtures: dict, cache_dir: Path):
 
 
 def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path) -> None:
-    from .factory import HOSTILE, PAYLOADS, WL, write_edition
+    from tests.publish.factory import HOSTILE, PAYLOADS, WL, write_edition
 
     root = tmp_path / "editions"
     fixtures = {

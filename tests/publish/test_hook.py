@@ -10,8 +10,7 @@ import pytest
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.render import CONFIG
-
-from .factory import write_edition
+from tests.publish.factory import write_edition
 
 REPO = Path(__file__).resolve().parents[2]
 

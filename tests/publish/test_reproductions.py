@@ -25,8 +25,7 @@ from ledgerrate.schema import (
     RunRecord,
     RunStatus,
 )
-
-from .factory import HOSTILE, WL, H, write_edition
+from tests.publish.factory import HOSTILE, WL, H, write_edition
 
 EDITION = "2026-07"
 SENTENCE = "They are shown apart and never replace or pool with the registered result"

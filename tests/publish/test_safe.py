@@ -11,8 +11,7 @@ from jinja2 import Environment
 
 from ledgerrate.publish.render import sync_tree
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
-
-from .factory import PAYLOADS
+from tests.publish.factory import PAYLOADS
 
 EXTENSIONS = ["tables", "toc"]
 

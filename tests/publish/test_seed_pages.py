@@ -17,8 +17,7 @@ from ledgerrate.io import load_model, write_json
 from ledgerrate.layout import EditionPaths
 from ledgerrate.publish.render import render_into
 from ledgerrate.schema import Registration, SeedFile
-
-from .factory import PAYLOADS, SALT, SEED, WL, write_edition
+from tests.publish.factory import PAYLOADS, SALT, SEED, WL, write_edition
 
 REASON = f"the operator's laptop died {PAYLOADS[0]}"
 

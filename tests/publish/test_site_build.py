@@ -15,8 +15,7 @@ from pypdf import PdfReader
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
 from ledgerrate.schema import EditionResults
-
-from .factory import PAYLOADS, WL, write_edition
+from tests.publish.factory import PAYLOADS, WL, write_edition
 
 pytestmark = pytest.mark.slow
 

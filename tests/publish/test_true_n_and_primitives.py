@@ -12,8 +12,7 @@ import yaml
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.render import render_docs
 from ledgerrate.schema import EditionResults
-
-from .factory import WL, write_edition
+from tests.publish.factory import WL, write_edition
 
 REASON = "a pilot edition run on ten items to size the budget"
 

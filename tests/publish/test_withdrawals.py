@@ -6,8 +6,7 @@ import datetime as dt
 
 from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import ErrataFile
-
-from .factory import write_edition
+from tests.publish.factory import write_edition
 
 
 def _errata(workload: str, model: str, mode: str) -> ErrataFile:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-import toy
-from runkit import SENTINEL_KEY, write_edition
+from tests.run import toy
+from tests.run.runkit import SENTINEL_KEY, write_edition
 
 
 @pytest.fixture(autouse=True)

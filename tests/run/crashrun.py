@@ -17,16 +17,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-import stub
-import toy
-
 from ledgerrate.errors import UsageProblem
 from ledgerrate.providers.base import Completion, CompletionRequest
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec
+from tests.run import stub, toy
 
 ANSWERED = 0
 

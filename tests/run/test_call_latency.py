@@ -12,7 +12,6 @@ import io
 from pathlib import Path
 
 from rich.console import Console
-from runkit import model
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
@@ -20,6 +19,7 @@ from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import RunRecord
 from ledgerrate.testing.fake_provider import FakeProviderServer
+from tests.run.runkit import model
 
 SERVER_S = 1.0  # the fake answers each request after this long
 

@@ -8,17 +8,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import stub
-from runkit import model
-from test_runner import run
-
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
 from ledgerrate.run import bodies, probe, unfinished
 from ledgerrate.run.scheduler import RunOptions
 from ledgerrate.schema import CostBasis, ProbeRecord, RunRecord, RunStatus, UsageBasis
+from tests.run import stub
+from tests.run.runkit import model
+from tests.run.test_runner import run
 
-HERE = Path(__file__).parent
+# `python -m` from the checkout finds the test package the way pytest does.
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _lines(root: Path) -> dict[Path, bytes]:
@@ -29,8 +29,8 @@ def test_kill_9_mid_run_then_resume_loses_no_finished_record(edition_factory, lo
     root = edition_factory(models=[model("m1"), model("m2", "anthropic")], n=15)
     register_edition(root, lookup=lookup)
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "crashrun.py"), str(root)],
-        env={**os.environ, "PYTHONPATH": str(HERE.parent.parent)},
+        [sys.executable, "-m", "tests.run.crashrun", str(root)],
+        cwd=REPO,
     )
     try:
         deadline = time.monotonic() + 30
@@ -74,8 +74,9 @@ def test_kill_9_mid_run_then_resume_loses_no_finished_record(edition_factory, lo
 
 def _crashrun(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(HERE / "crashrun.py"), str(root)],
-        env={**os.environ, "PYTHONPATH": str(HERE.parent.parent), **env},
+        [sys.executable, "-m", "tests.run.crashrun", str(root)],
+        cwd=REPO,
+        env={**os.environ, **env},
         capture_output=True,
         text=True,
         timeout=120,

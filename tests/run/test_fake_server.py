@@ -8,7 +8,6 @@ from decimal import Decimal
 from pathlib import Path
 
 from rich.console import Console
-from runkit import SENTINEL_KEY, model, price
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
@@ -17,6 +16,7 @@ from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import CostBasis, RunRecord, RunStatus, Usage, UsageBasis
 from ledgerrate.testing.fake_provider import FakeProviderServer
+from tests.run.runkit import SENTINEL_KEY, model, price
 
 FAST = RetryPolicy(base_s=0.001, cap_s=2.0)
 # What the fake reports per successful call (ledgerrate.testing.fake_shapes.DEFAULT_USAGE).

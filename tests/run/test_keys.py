@@ -7,15 +7,15 @@ from typing import Any
 
 import httpx
 import pytest
-import stub
 from rich.console import Console
-from runkit import model
-from test_runner import FAST, records, registered
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, RunStatus, Usage
+from tests.run import stub
+from tests.run.runkit import model
+from tests.run.test_runner import FAST, records, registered
 
 ANSWER = "exact: x = 3"  # the letter x, also the key: it must survive
 

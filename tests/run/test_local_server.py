@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from runkit import NOW
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl, write_yaml
@@ -29,6 +28,7 @@ from ledgerrate.providers import local
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
+from tests.run.runkit import NOW
 
 
 def _missing_extra() -> str | None:

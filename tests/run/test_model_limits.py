@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from runkit import model
 
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl
@@ -19,6 +18,7 @@ from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ProbeRecord, RunRecord, RunStatus
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
+from tests.run.runkit import model
 
 FAST = RetryPolicy(base_s=0.001, cap_s=0.01)
 OVERFLOW = {

@@ -5,8 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-import toy
-from runkit import model, write_edition
 
 from ledgerrate.edition import load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem
@@ -14,6 +12,8 @@ from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for, load_seeds, release_seeds
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import write_json
+from tests.run import toy
+from tests.run.runkit import model, write_edition
 
 
 def test_register_seals_once_and_dataset_round_trips(edition_factory, lookup, private_dir) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from runkit import model, write_edition
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.workloads import registry
 from ledgerrate.workloads.base import PRIMITIVES
+from tests.run.runkit import model, write_edition
 
 
 def _edit(path: Path, change) -> None:

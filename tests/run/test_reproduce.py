@@ -10,10 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import stub
-import toy
 from rich.console import Console
-from runkit import model, write_edition
 from typer.testing import CliRunner
 
 from ledgerrate.errors import UsageProblem
@@ -28,6 +25,8 @@ from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.reproduce import reproduce_cell
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import GradeRecord, RunRecord
+from tests.run import stub, toy
+from tests.run.runkit import model, write_edition
 
 FAST = RetryPolicy(max_attempts=3, base_s=0.001, cap_s=0.01)
 CELL = "toy.add.v1/m1/single-shot"

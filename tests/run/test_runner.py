@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import stub
 from rich.console import Console
-from runkit import SENTINEL_KEY, model, write_edition
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
@@ -29,6 +27,8 @@ from ledgerrate.run import bodies, unfinished
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import CostBasis, ModelSpec, RunRecord, RunStatus, Usage, UsageBasis
+from tests.run import stub
+from tests.run.runkit import SENTINEL_KEY, model, write_edition
 
 FAST = RetryPolicy(max_attempts=6, base_s=0.001, cap_s=0.01)
 
@@ -246,7 +246,7 @@ def test_unregistered_and_drifted_editions_are_refused(edition_factory, lookup) 
     register_edition(root, lookup=lookup)
     import dataclasses
 
-    import toy
+    from tests.run import toy
 
     drifted = dataclasses.replace(toy.TOY, prompt_template="changed", generator_sources=())
 
@@ -386,7 +386,7 @@ def test_baseline_harness_error_is_retried(edition_factory, lookup) -> None:
     import dataclasses
     import sqlite3
 
-    import toy
+    from tests.run import toy
 
     calls = {"n": 0}
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pyrage
 import pytest
-from runkit import model, write_edition
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
@@ -30,6 +29,7 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import SeedFile, SeedLoss
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.seed_custody import check_seed_custody
+from tests.run.runkit import model, write_edition
 
 AFTER_WINDOW = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
 
