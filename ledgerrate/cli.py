@@ -239,6 +239,7 @@ def grade(
     ] = None,
 ) -> None:
     """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
+    from ledgerrate.grade.judging import regrade_lines
     from ledgerrate.grade.stage import grade_edition
 
     summary = grade_edition(edition, regrade=regrade, only=workloads)
@@ -262,6 +263,9 @@ def grade(
                 f"{summary.judge_failures} judge call(s) still failing after retries: those runs "
                 f"stay pending judge; run `ledgerrate grade {edition}` again to retry them"
             )
+    if regrade:
+        for line in regrade_lines(summary):
+            typer.echo(line)
     if summary.judge_unavailable:
         typer.echo(f"judge unavailable: {summary.judge_unavailable}")
     for line in summary.family_overlap:
