@@ -272,6 +272,29 @@ def grade(
         typer.echo(f"disclosure: {line}")
 
 
+@app.command("server-time")
+@friendly
+def server_time(
+    edition: EditionDir,
+    model: Annotated[str, typer.Option(help="A locally served model of the edition.")],
+) -> None:
+    """A local model's server time and spend rebuilt from its recorded call clocks (calls
+    served one at a time), beside the figures as recorded: see ledgerrate/server_time.py."""
+    from ledgerrate.server_time import cell_line, edition_server_time, summary_line
+
+    time = edition_server_time(edition, model)
+    if not time.cells:
+        raise typer.BadParameter(f"no counted run of model {model!r} under {edition}/runs")
+    for cell in time.cells:
+        typer.echo(cell_line(cell))
+    typer.echo(summary_line(model, time.cells))
+    if time.unknowable_after is not None:
+        typer.echo(
+            f"{time.open_calls} call(s) have no recorded end, the first started "
+            f"{time.unknowable_after.isoformat()}: calls ending after it read `at most`"
+        )
+
+
 @app.command()
 @friendly
 def results(
