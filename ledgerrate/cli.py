@@ -283,11 +283,10 @@ def server_time(
     from ledgerrate.server_time import cell_line, edition_server_time, summary_line
 
     time = edition_server_time(edition, model)
-    if not time.cells:
-        raise typer.BadParameter(f"no counted run of model {model!r} under {edition}/runs")
     for cell in time.cells:
         typer.echo(cell_line(cell))
-    typer.echo(summary_line(model, time.cells))
+    if time.cells:
+        typer.echo(summary_line(model, time.cells))
     if time.unknowable_after is not None:
         typer.echo(
             f"{time.open_calls} call(s) have no recorded end, the first started "

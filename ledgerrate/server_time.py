@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from ledgerrate.cost import self_hosted_cost
+from ledgerrate.errors import UsageProblem
 from ledgerrate.io import iter_jsonl, load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import AttemptStart, PricingTable, RunRecord, RunStatus
+from ledgerrate.schema import AttemptStart, EditionManifest, PricingTable, RunRecord, RunStatus
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,13 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
     """Every call the edition recorded for `model` (registered cells and any set-aside logs
     under incidents/, which shared the server), reconstructed by the serial-server rule."""
     paths = EditionPaths(Path(edition_dir))
+    manifest = load_model(EditionManifest, paths.manifest)
+    local = [m.id for m in manifest.models if m.local is not None]
+    if model not in local:
+        raise UsageProblem(
+            f"{paths.manifest}: models: {model!r} is not served locally (no `local:`); name one "
+            f"of this edition's local models ({', '.join(local) or 'it has none'})"
+        )
     pricing = load_model(PricingTable, paths.pricing)
     logs = sorted(paths.root.glob(f"runs/*/{model}/*.jsonl"))
     set_aside = sorted(paths.root.glob(f"incidents/*/runs/*/{model}/*.jsonl"))

@@ -94,3 +94,10 @@ def test_the_command_prints_the_same_lines(smollm2) -> None:  # type: ignore[no-
     assert result.exit_code == 0, result.output
     for cell in smollm2.cells:
         assert cell_line(cell) in result.output
+
+
+def test_a_model_not_served_locally_is_refused_in_one_line() -> None:
+    other = EDITION.parent / "2026-11"
+    result = CliRunner().invoke(app, ["server-time", str(other), "--model", "reference"])
+    assert result.exit_code != 0
+    assert "edition.yaml: models: 'reference' is not served locally" in result.output
