@@ -34,6 +34,7 @@ RUBRIC = "rubric changed"
 SUBMISSION = "what the judge is sent changed (answer or task material)"
 DETERMINISTIC = "deterministic outcome changed"
 UNRECORDED = "grader changed and the earlier verdict did not record what it judged"
+NO_JUDGE_NOW = "the judge must grade it again and cannot be called now"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ Rules this stage keeps:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ from ledgerrate.edition import WorkloadLookup, load_edition, require_current_reg
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
-from ledgerrate.grade.carry import Now, carry
+from ledgerrate.grade.carry import DETERMINISTIC, NO_JUDGE_NOW, Carried, Now, carry
 from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import (
     JudgeUnavailable,
@@ -246,6 +247,10 @@ def _grade_log(
         item = item_of(workload.id, run.item_id)
         grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
         checks, diagnostics = list(grade.checks), dict(grade.diagnostics)
+        if prev is not None and prev.spotcheck is not None and not grade.deterministic_pass:
+            # A deterministic fail is final (§5.2): no judge, and the human's verdict was on a
+            # run that passed the checks then.
+            summary.note_carry(Carried(None, None, None, DETERMINISTIC))
         if not grade.deterministic_pass:
             _write(
                 summary, out, _record(run, workload, revision, Outcome.failed, checks, diagnostics)
@@ -263,6 +268,9 @@ def _grade_log(
                 prev,
                 Now(checks, digest, workload.rubric_hash or "", *judges, workload.grader_hash),
             )
+            if kept.judge is None and not judge_ok and kept.spotcheck is not None:
+                # Pending until a judge can be called; a pending grade holds no human verdict.
+                kept = dataclasses.replace(kept, spotcheck=None, human_reason=NO_JUDGE_NOW)
             summary.note_carry(kept)
             if kept.judge is None and not judge_ok:
                 pending = _record(

@@ -147,6 +147,7 @@ def test_a_deterministic_fail_after_the_revision_needs_no_judge_and_keeps_no_hum
         summary = grade_edition(ed.root, regrade=True, lookup=lambda _w: revised)
         assert len(fake.requests) == calls  # a deterministic fail is final (§5.2)
     assert summary.failed == 15 and summary.humans_carried == 0
+    assert summary.humans_dropped == {"deterministic outcome changed": 3}
     after = latest_grades(ed.paths.grades(*CELL)).values()
     assert all(g.outcome == "fail" and g.spotcheck is None and g.judge is None for g in after)
 
