@@ -34,7 +34,14 @@ from ledgerrate.cost import self_hosted_cost
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import iter_jsonl, load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import AttemptStart, EditionManifest, PricingTable, RunRecord, RunStatus
+from ledgerrate.schema import (
+    AttemptStart,
+    EditionManifest,
+    PricingTable,
+    ProbeRecord,
+    RunRecord,
+    RunStatus,
+)
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,9 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
-    """Every call the edition recorded for `model` (registered cells and any set-aside logs
-    under incidents/, which shared the server), reconstructed by the serial-server rule."""
+    """Every call the edition recorded for `model` (registered cells, the tools probes and any
+    set-aside logs under incidents/, which all shared the server), reconstructed by the
+    serial-server rule."""
     paths = EditionPaths(Path(edition_dir))
     manifest = load_model(EditionManifest, paths.manifest)
     local = [m.id for m in manifest.models if m.local is not None]
@@ -126,6 +134,12 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
                 if call.latency_s > 0:  # an accounted unfinished call records no end
                     timed.append(Timed(call.started_at, call.latency_s))
                     where.append((log, run.run_id, index))
+    # The tools probe before each `run` asks the same server too.
+    probes = paths.root / "probes" / f"{model}.jsonl"
+    for probe in read_jsonl(probes, ProbeRecord) if probes.exists() else []:
+        for index, call in enumerate(probe.calls):
+            timed.append(Timed(call.started_at, call.latency_s))
+            where.append((probes, f"probe {probe.started_at.isoformat()}", index))
     ended = {(run.run_id, run.attempt, call.step) for rs in runs.values() for run in rs
              for call in run.calls if call.latency_s > 0}  # fmt: skip
     open_starts = [
