@@ -259,6 +259,9 @@ def _grade_log(
             _write(
                 summary, out, _record(run, workload, revision, Outcome.passed, checks, diagnostics)
             )
+        elif not judge_ok and (prev is None or prev.judge is None):
+            pending = _record(run, workload, revision, Outcome.pending_judge, checks, diagnostics)
+            _write(summary, out, pending)
         else:
             hooks = hooks_for(workload)
             anon = anon_id(secret, run.run_id)
