@@ -239,6 +239,7 @@ def grade(
     ] = None,
 ) -> None:
     """Grade every completed, ungraded run (deterministic checks, then the blinded judge)."""
+    from ledgerrate.grade.judging import regrade_lines
     from ledgerrate.grade.stage import grade_edition
 
     summary = grade_edition(edition, regrade=regrade, only=workloads)
@@ -262,10 +263,35 @@ def grade(
                 f"{summary.judge_failures} judge call(s) still failing after retries: those runs "
                 f"stay pending judge; run `ledgerrate grade {edition}` again to retry them"
             )
+    if regrade:
+        for line in regrade_lines(summary):
+            typer.echo(line)
     if summary.judge_unavailable:
         typer.echo(f"judge unavailable: {summary.judge_unavailable}")
     for line in summary.family_overlap:
         typer.echo(f"disclosure: {line}")
+
+
+@app.command("server-time")
+@friendly
+def server_time(
+    edition: EditionDir,
+    model: Annotated[str, typer.Option(help="A locally served model of the edition.")],
+) -> None:
+    """A local model's server time and spend rebuilt from its recorded call clocks (calls
+    served one at a time), beside the figures as recorded: see ledgerrate/server_time.py."""
+    from ledgerrate.server_time import cell_line, edition_server_time, summary_line
+
+    time = edition_server_time(edition, model)
+    for cell in time.cells:
+        typer.echo(cell_line(cell))
+    if time.cells:
+        typer.echo(summary_line(model, time.cells))
+    if time.unknowable_after is not None:
+        typer.echo(
+            f"{time.open_calls} call(s) have no recorded end, the first started "
+            f"{time.unknowable_after.isoformat()}: calls ending after it read `at most`"
+        )
 
 
 @app.command()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgerrate.cost import call_cost, estimate_usage
+from ledgerrate.hashing import sha256_json
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -109,6 +110,26 @@ def build_request(rubric: str, anon: str, material: str) -> CompletionRequest:
     )
 
 
+def request_digest(request: CompletionRequest) -> str:
+    """What a judge verdict is a verdict on: the system prompt (with the rubric) and the
+    messages, the submission among them. A regrade carries a verdict forward only while the
+    request it would send now has the same digest."""
+    return sha256_json(
+        {
+            "system": request.system,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+    )
+
+
+def judge_request(
+    workload: Workload, hooks: JudgeHooks, item: Item, anon: str, text: str
+) -> CompletionRequest:
+    """The request the judge is sent for one run (and whose digest its verdict records)."""
+    assert workload.rubric is not None
+    return build_request(workload.rubric, anon, hooks.material(item, text))
+
+
 async def judge_one(
     provider: Provider,
     pricing: PricingTable,
@@ -125,7 +146,8 @@ async def judge_one(
     `complete` sends the request (the grade stage passes the provider's call under the
     runner's concurrency caps and retries); the provider's own call by default."""
     assert workload.rubric is not None and workload.rubric_hash is not None
-    request = build_request(workload.rubric, anon, hooks.material(item, answer_text))
+    request = judge_request(workload, hooks, item, anon, answer_text)
+    digest = request_digest(request)
     spec = provider.spec
     # From when the request left its queue: a retry's backoff is not the judge's server time.
     timer = CallClock()
@@ -143,6 +165,7 @@ async def judge_one(
                 latency_s=latency,
                 # A self-hosted judge costs its server time, like the model's own calls.
                 cost=call_cost(exc.usage, latency, pricing, spec.id),
+                request_sha256=digest,
                 rationale=f"judge call failed: {type(exc).__name__}",
             )
         raise JudgeFailed(f"judge call failed: {type(exc).__name__}: {exc}", block) from None
@@ -162,6 +185,7 @@ async def judge_one(
         "usage": usage,
         "latency_s": latency,
         "cost": cost,
+        "request_sha256": digest,
     }
     try:
         verdict = extract_json(completion.text, dict)

@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 from rich.console import Console
 
+from ledgerrate.grade.carry import Carried
 from ledgerrate.grade.judge import (
     JudgeFailed,
     JudgeHooks,
@@ -33,7 +34,14 @@ from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError, Provider
 from ledgerrate.run.limits import Limits, RetryPolicy, call_limited, with_retries
 from ledgerrate.run.progress import CellProgress
-from ledgerrate.schema import EditionManifest, JudgeBlock, PricingTable, RunRecord
+from ledgerrate.schema import (
+    EditionManifest,
+    JudgeBlock,
+    Outcome,
+    PricingTable,
+    RunRecord,
+    SpotcheckBlock,
+)
 from ledgerrate.workloads.base import Grade, Item, Workload
 
 
@@ -58,6 +66,48 @@ class GradeSummary:
     judge: str | None = None
     judge_unavailable: str | None = None
     family_overlap: list[str] = field(default_factory=list)
+    # A regrade (grade/carry.py): verdicts kept because what they judged is unchanged, and,
+    # per reason, the runs re-judged and the human verdicts dropped because it changed.
+    judge_carried: int = 0
+    humans_carried: int = 0
+    rejudged: dict[str, int] = field(default_factory=dict)
+    humans_dropped: dict[str, int] = field(default_factory=dict)
+
+    def note_carry(self, kept: Carried) -> None:
+        if kept.judge is not None:
+            self.judge_carried += 1
+        if kept.spotcheck is not None:
+            self.humans_carried += 1
+        if kept.judge_reason is not None:
+            self.rejudged[kept.judge_reason] = self.rejudged.get(kept.judge_reason, 0) + 1
+        if kept.human_reason is not None:
+            reason = kept.human_reason
+            self.humans_dropped[reason] = self.humans_dropped.get(reason, 0) + 1
+
+
+def regrade_lines(summary: GradeSummary) -> list[str]:
+    """What a regrade kept and what it judged again, and why (the CLI prints these)."""
+
+    def reasons(counts: dict[str, int]) -> str:
+        return "; ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+
+    lines = [
+        f"regrade: {summary.judge_carried} judge verdict(s) and {summary.humans_carried} human "
+        "verdict(s) carried forward (what they judged is unchanged)"
+    ]
+    rejudged = sum(summary.rejudged.values())
+    if rejudged:
+        lines.append(
+            f"regrade: {rejudged} run(s) sent to the judge again: {reasons(summary.rejudged)}"
+        )
+    dropped = sum(summary.humans_dropped.values())
+    if dropped:
+        lines.append(
+            f"regrade: {dropped} human verdict(s) not carried, on a submission that changed "
+            f"({reasons(summary.humans_dropped)}); they stay in the log's earlier revisions; "
+            "those cells need their spot-checks again (`ledgerrate spotcheck sample`)"
+        )
+    return lines
 
 
 @dataclass
@@ -71,8 +121,10 @@ class JudgeJob:
     text: str
     revision: int
     out: Path
-    block: JudgeBlock | None = None
+    block: JudgeBlock | None = None  # set before the calls when a regrade carries it forward
     error: str | None = None
+    spotcheck: SpotcheckBlock | None = None  # a human verdict a regrade carries forward
+    carried_outcome: Outcome | None = None  # the earlier outcome, when the verdicts are carried
 
 
 def _sensitivity_sample(
@@ -119,6 +171,20 @@ def run_judges(
     spec1 = manifest.model(manifest.judge.model)
     rng = random.Random()
 
+    def wants_second(job: JudgeJob) -> bool:
+        return (
+            second is not None
+            and job.block is not None
+            and job.block.second_opinion is None
+            and job.anon in sample
+        )
+
+    # Carried-forward verdicts are not asked again; they still count in the sensitivity
+    # sample's population, so a regrade draws the same sample as the first grade did.
+    todo = [job for job in jobs if job.block is None or wants_second(job)]
+    if not todo:
+        return
+
     async def main(http: httpx.AsyncClient, progress: CellProgress) -> None:
         # The runner's caps: a global one (the judge's concurrency) and one adaptive cap per
         # endpoint that a 429 lowers; the runner's retry policy for 429s, 5xx and timeouts.
@@ -146,8 +212,12 @@ def run_judges(
 
         async def one(job: JudgeJob) -> None:
             key = f"{job.run.workload}/{job.run.model}/{job.run.mode}"
-            job.block, job.error = await _call(summary, provider, guarded(provider), pricing, job)
-            if provider2 is not None and job.block is not None and job.anon in sample:
+            if job.block is None:
+                job.block, job.error = await _call(
+                    summary, provider, guarded(provider), pricing, job
+                )
+            if provider2 is not None and wants_second(job):
+                assert job.block is not None
                 other, _err = await _call(summary, provider2, guarded(provider2), pricing, job)
                 if other is not None:
                     job.block = job.block.model_copy(update={"second_opinion": other})
@@ -158,7 +228,7 @@ def run_judges(
             progress.spent(key, spent, "" if job.error is None else "judge call failed")
             progress.advance(key)
 
-        await asyncio.gather(*(one(job) for job in jobs))
+        await asyncio.gather(*(one(job) for job in todo))
 
     async def runner(progress: CellProgress) -> None:
         if client is not None:
@@ -171,7 +241,7 @@ def run_judges(
     enabled = console.is_terminal if show_progress is None else show_progress
     with CellProgress(console, enabled=enabled) as progress:
         totals: dict[str, int] = {}
-        for job in jobs:
+        for job in todo:
             key = f"{job.run.workload}/{job.run.model}/{job.run.mode}"
             totals[key] = totals.get(key, 0) + 1
         for key, total in sorted(totals.items()):

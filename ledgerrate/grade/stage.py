@@ -9,6 +9,8 @@ Rules this stage keeps:
   configured, or without its API key in the environment, judged runs stay pending.
 - A run that already has a pass or fail grade is skipped unless `regrade`, which appends a new
   revision and keeps the earlier one. A pending run is graded again once a judge is available.
+- A regrade keeps a judged run's judge verdict, second opinion and human spot-check where what
+  they judged is unchanged, and calls the judge only where it changed (grade/carry.py).
 - Reproductions are graded too, into `reproductions/grades/…` so they can never be mistaken for
   (or pooled with) registered runs.
 - Judge calls go out in a seeded shuffled order under opaque ids, so neither the order nor the
@@ -17,6 +19,7 @@ Rules this stage keeps:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
@@ -27,16 +30,20 @@ from ledgerrate.edition import WorkloadLookup, load_edition, require_current_reg
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
+from ledgerrate.grade.carry import DETERMINISTIC, NO_JUDGE_NOW, Carried, Now, carry
 from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import (
     JudgeUnavailable,
     api_key,
     hooks_for,
     judge_family_overlap,
+    judge_request,
     judge_spec,
+    request_digest,
 )
 from ledgerrate.grade.judging import GradeSummary, JudgeJob, run_judges
 from ledgerrate.grade.private import grading_secret
+from ledgerrate.grade.regrade import apply_regrade
 from ledgerrate.io import append_jsonl, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.run.limits import RetryPolicy
@@ -47,6 +54,7 @@ from ledgerrate.schema import (
     Outcome,
     RunRecord,
     RunStatus,
+    SpotcheckBlock,
 )
 from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
@@ -64,6 +72,7 @@ def _record(
     checks: list[Check],
     diagnostics: dict[str, float | int | str | bool],
     judge: JudgeBlock | None = None,
+    spotcheck: SpotcheckBlock | None = None,
 ) -> GradeRecord:
     return GradeRecord(
         run_id=run.run_id,
@@ -79,6 +88,7 @@ def _record(
         checks=checks,
         diagnostics=diagnostics,
         judge=judge,
+        spotcheck=spotcheck,
         grader_hash=workload.grader_hash,
     )
 
@@ -130,6 +140,7 @@ def grade_edition(
 
     secret = grading_secret(paths)
     terms = identity_terms(manifest)
+    judges = (manifest.judge.model, manifest.judge.second_model) if manifest.judge else (None, None)
     datasets: dict[str, Dataset] = {}
 
     def item_of(workload_id: str, item_id: str) -> Item:
@@ -176,6 +187,7 @@ def grade_edition(
                             judge_ok,
                             secret,
                             terms,
+                            judges,
                         )
 
     if jobs and judge_ok:
@@ -191,6 +203,10 @@ def grade_edition(
         )
     for job in jobs:
         _finish(summary, job)
+    # A fully regraded cell keeps the humans' outcomes (§5.3) over a re-judged verdict.
+    now = dt.datetime.now(dt.UTC)
+    for log in sorted({job.out for job in jobs if job.spotcheck is not None}):
+        apply_regrade(log, now)
     return summary
 
 
@@ -204,6 +220,7 @@ def _grade_log(
     judge_ok: bool,
     secret: bytes,
     terms: list[str],
+    judges: tuple[str | None, str | None],
 ) -> list[JudgeJob]:
     runs = read_jsonl(runs_path, RunRecord)
     if not runs:
@@ -230,6 +247,10 @@ def _grade_log(
         item = item_of(workload.id, run.item_id)
         grade = workload.grade(item, Answer(run.answer or "", run.tool_state))
         checks, diagnostics = list(grade.checks), dict(grade.diagnostics)
+        if prev is not None and prev.spotcheck is not None and not grade.deterministic_pass:
+            # A deterministic fail is final (§5.2): no judge, and the human's verdict was on a
+            # run that passed the checks then.
+            summary.note_carry(Carried(None, None, None, DETERMINISTIC))
         if not grade.deterministic_pass:
             _write(
                 summary, out, _record(run, workload, revision, Outcome.failed, checks, diagnostics)
@@ -238,21 +259,42 @@ def _grade_log(
             _write(
                 summary, out, _record(run, workload, revision, Outcome.passed, checks, diagnostics)
             )
-        elif not judge_ok:
+        elif not judge_ok and (prev is None or prev.judge is None):
             pending = _record(run, workload, revision, Outcome.pending_judge, checks, diagnostics)
             _write(summary, out, pending)
         else:
+            hooks = hooks_for(workload)
+            anon = anon_id(secret, run.run_id)
+            text = strip_tells(grade.judge_input or "", terms)
+            digest = request_digest(judge_request(workload, hooks, item, anon, text))
+            kept = carry(
+                prev,
+                Now(checks, digest, workload.rubric_hash or "", *judges, workload.grader_hash),
+            )
+            if kept.judge is None and not judge_ok and kept.spotcheck is not None:
+                # Pending until a judge can be called; a pending grade holds no human verdict.
+                kept = dataclasses.replace(kept, spotcheck=None, human_reason=NO_JUDGE_NOW)
+            summary.note_carry(kept)
+            if kept.judge is None and not judge_ok:
+                pending = _record(
+                    run, workload, revision, Outcome.pending_judge, checks, diagnostics
+                )
+                _write(summary, out, pending)
+                continue
             jobs.append(
                 JudgeJob(
                     run=run,
                     workload=workload,
-                    hooks=hooks_for(workload),
+                    hooks=hooks,
                     item=item,
                     grade=grade,
-                    anon=anon_id(secret, run.run_id),
-                    text=strip_tells(grade.judge_input or "", terms),
+                    anon=anon,
+                    text=text,
                     revision=revision,
                     out=out,
+                    block=kept.judge,
+                    spotcheck=kept.spotcheck,
+                    carried_outcome=prev.outcome if kept.judge is not None and prev else None,
                 )
             )
     return jobs
@@ -263,7 +305,12 @@ def _finish(summary: GradeSummary, job: JudgeJob) -> None:
     block = job.block
     if block is None or block.passed is None:
         outcome = Outcome.pending_judge
+    elif job.carried_outcome is not None and job.spotcheck is not None:
+        # Carried verdicts, carried outcome: a fully regraded cell's is the human's (§5.3).
+        outcome = job.carried_outcome
     else:
         outcome = Outcome.passed if block.passed else Outcome.failed
-    record = _record(job.run, job.workload, job.revision, outcome, checks, diagnostics, block)
+    record = _record(
+        job.run, job.workload, job.revision, outcome, checks, diagnostics, block, job.spotcheck
+    )
     _write(summary, job.out, record)

@@ -94,6 +94,38 @@ class ReferenceLine:
 
 
 @dataclass(frozen=True)
+class Statement:
+    """A statement an edition's pages and its PDF card both print: a bold heading and its text,
+    both plain (each renderer escapes them its own way)."""
+
+    heading: str
+    text: str
+
+
+def local_model_statement(manifest: EditionManifest) -> Statement | None:
+    """What an edition whose only language models run on the operator's machine says on every
+    page and on its PDF card; None for any other edition. The one source of its wording."""
+    if manifest.reference_only:
+        return None
+    local = [m.name for m in manifest.models if m.local is not None]
+    hosted = [
+        m for m in manifest.models if m.local is None and m.provider != ProviderFamily.baseline
+    ]
+    if not local or hosted:
+        return None
+    count = "one real language model" if len(local) == 1 else f"{len(local)} real language models"
+    return Statement(
+        heading="Reference baselines and a real local model.",
+        text=(
+            f"Edition {manifest.id} evaluates the deterministic reference solvers beside "
+            f"{', '.join(local)}, served on the operator's own machine by llama.cpp: {count}, no "
+            "hosted provider. Its cost is measured server time × an assumed instance price, "
+            "never a provider's price."
+        ),
+    )
+
+
+@dataclass(frozen=True)
 class RateCard:
     brand: str
     edition: str
@@ -110,6 +142,7 @@ class RateCard:
     disclaimer: str = DISCLAIMER
     judge_configured: bool = True
     notes: list[str] = field(default_factory=list)
+    local_model: Statement | None = None  # the edition's only language models run locally
 
     @property
     def scaled(self) -> bool:
@@ -287,4 +320,5 @@ def rate_card(
         references=[r for w in results.workloads for r in reference_lines(w)],
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
+        local_model=local_model_statement(manifest),
     )

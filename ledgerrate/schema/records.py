@@ -324,6 +324,13 @@ class JudgeBlock(Strict):
     )
     cost: Cost = Field(default_factory=Cost)
     """Judge spend: grading cost, never in CPO."""
+    request_sha256: Sha256 | None = Field(
+        default=None,
+        description="sha256 of what the judge was sent (system prompt with the rubric, the task "
+        "material and the anonymised answer): `grade --regrade` carries this verdict forward "
+        "only while it is unchanged. Null in grades written before it was recorded.",
+        exclude_if=lambda v: v is None,
+    )
     second_opinion: JudgeBlock | None = Field(
         default=None, description="Second judge's grade (sensitivity sample)."
     )
