@@ -5,15 +5,24 @@ trendlines across editions.
 Every chart must be readable without colour (marker shapes and text labels carry the meaning),
 carry alt text (`<title>` and `<desc>`), and the standard footer (standard §6). Output is
 deterministic for the same input so that rebuilding a site changes no bytes.
+
+Drawing is most of a warm build's own work, so inside `cached_in(cache)` each chart is a product
+of the build cache, keyed by the digest of its arguments and the toolchain (code and library
+versions, matplotlib's among them): an unchanged chart is read back instead of drawn.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import io
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 from xml.sax.saxutils import escape
 
 import matplotlib
@@ -23,6 +32,7 @@ import itertools
 
 import matplotlib.pyplot as plt
 
+from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import RateCard, premium_text
 from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
@@ -44,6 +54,46 @@ _RC: Any = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
+
+
+_CACHE: ContextVar[BuildCache | None] = ContextVar("chart_cache", default=None)
+_Draw = TypeVar("_Draw", bound=Callable[..., str])
+
+
+@contextmanager
+def cached_in(cache: BuildCache) -> Iterator[None]:
+    """Charts drawn inside come from `cache` when their inputs are unchanged."""
+    token = _CACHE.set(cache)
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def _as_input(value: Any) -> Any:
+    # Dataclasses (the rate card) spelled out field by field with their type; pydantic models,
+    # Decimals and dates are canonicalised by `key_of` itself; anything else it refuses.
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _as_input(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"dataclass": type(value).__qualname__, "fields": fields}
+    if isinstance(value, (list, tuple)):
+        return [_as_input(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_input(item) for key, item in value.items()}
+    return value
+
+
+def _cached(draw: _Draw) -> _Draw:
+    @functools.wraps(draw)
+    def drawn(*args: Any, **kwargs: Any) -> str:
+        cache = _CACHE.get()
+        if cache is None:
+            return draw(*args, **kwargs)
+        key = key_of("chart", draw.__name__, cache.toolchain(), _as_input([args, kwargs]))
+        made = cache.product("chart", key, lambda: draw(*args, **kwargs).encode("utf-8"))
+        return made.decode("utf-8")
+
+    return drawn  # type: ignore[return-value]
 
 
 def _as_float(value: Decimal | float | None) -> float | None:
@@ -74,6 +124,7 @@ def _cell_label(cell: CellResult, names: dict[str, str]) -> str:
     return f"{names.get(cell.model, cell.model)} ({cell.mode})"
 
 
+@_cached
 def cost_vs_pass_svg(
     result: WorkloadResult, footer: str, model_names: dict[str, str] | None = None
 ) -> str:
@@ -250,6 +301,7 @@ def _version(workload_id: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+@_cached
 def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> str:
     """CPO per edition for every (model, mode), broken and annotated at each version bump.
 
@@ -330,6 +382,7 @@ def _rate(line: Any, volume: int) -> Decimal | None:
     return None if line is None else line.cpo_usd * volume
 
 
+@_cached
 def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
     """Per job, the cheapest qualifying rate (●) and the flagship rate (◆) on a log scale,
     joined by a line and labelled with the premium: a dumbbell per rate-card line. The reference
