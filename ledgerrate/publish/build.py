@@ -25,7 +25,6 @@ from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
 from ledgerrate.publish.cache import BuildCache, key_of, list_stats, machine_cache_dir
 from ledgerrate.publish.published import publication_problems, seal_publications
-from ledgerrate.publish.render import CONFIG, render_into
 from ledgerrate.schema import EditionManifest, EditionResults
 from ledgerrate.steps import Steps
 
@@ -43,11 +42,16 @@ class _Collect(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG, site_url: str | None = None) -> None:
-    """`mkdocs build --strict` on an already rendered docs folder; warnings become errors."""
+def run_mkdocs(
+    docs: Path, site: Path, config: Path | None = None, site_url: str | None = None
+) -> None:
+    """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
+    mkdocs.yml unless given); warnings become errors."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+
+    from ledgerrate.publish.render import CONFIG
 
     collect = _Collect()
     logger = logging.getLogger("mkdocs")
@@ -58,7 +62,7 @@ def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG, site_url: str | No
     try:
         # mkdocs treats a None override as "keep mkdocs.yml's value".
         cfg = load_config(
-            config_file=str(config),
+            config_file=str(config or CONFIG),
             docs_dir=str(docs),
             site_dir=str(site),
             strict=True,
@@ -157,6 +161,10 @@ def build_site(
     if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
         cache.save()
         return out / "site"
+    # Imported here: a build that stops at step 0 never loads the renderers (matplotlib, jinja,
+    # weasyprint), which cost more than the rest of it.
+    from ledgerrate.publish.render import render_into
+
     with Steps("build", 3) as steps:
         # 1. every edition's figures, once; a published edition changed without an erratum that
         #    names the change stops the build here, before anything is written

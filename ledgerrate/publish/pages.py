@@ -14,11 +14,11 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ledgerrate.io import atomic_write_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
 from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
 from ledgerrate.publish import errata as errata_mod
+from ledgerrate.publish.cache import write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.load import Edition
@@ -63,13 +63,14 @@ def make_env(templates: Path) -> Environment:
 
 
 def _write(docs: Path, rel: str, text: str) -> None:
-    atomic_write_text(docs / rel, text.rstrip("\n") + "\n")
+    # `docs` is a staging tree, swapped in whole or thrown away: no fsync per page.
+    write_plain(docs / rel, (text.rstrip("\n") + "\n").encode("utf-8"))
 
 
 def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
     """Charts are files shown with `<img>` (alt text from the SVG's own title): an SVG inline in
     markdown would be parsed as markdown, and an `<img>` never runs script in the SVG."""
-    atomic_write_text(docs / rel_dir / name, svg)
+    write_plain(docs / rel_dir / name, svg.encode("utf-8"))
     found = _TITLE.search(svg)
     alt = found.group(1).strip() if found else name
     alt_attr = md_text(re.sub(r"<[^>]*>", "", alt))

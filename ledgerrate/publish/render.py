@@ -17,7 +17,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish import charts, compare, drilldown, pdf
 from ledgerrate.publish.assets import write_fonts
-from ledgerrate.publish.cache import BuildCache, key_of
+from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
@@ -97,7 +97,7 @@ def render_into(
     newest = max(stamps, default=dt.date(2026, 1, 1))
     updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
-    atomic_write_bytes(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    write_plain(docs / "errata.xml", atom_feed(site.errata, updated, brand))
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates)
