@@ -208,17 +208,24 @@ class BuildCache:
         """The cached file holding what `make()` gives for `key`; made when no sound entry
         exists. An entry's bytes must hash to the digest in its name (re-read whenever its
         stat changed), so a damaged entry is dropped and remade."""
+        found = self.stored(kind, key)
+        if found is not None:
+            return found
+        data = make()
+        entry = self.root / "products" / kind / f"{key}-{sha256_bytes(data)}"
+        _atomic(entry, data)
+        self.misses[kind] = self.misses.get(kind, 0) + 1
+        return entry
+
+    def stored(self, kind: str, key: str) -> Path | None:
+        """The sound entry for `key`, if there is one (a damaged one is dropped)."""
         folder = self.root / "products" / kind
         for entry in sorted(folder.glob(f"{key}-*")) if folder.is_dir() else ():
             if entry.name == f"{key}-{self.file_digest(entry)}":
                 self.hits[kind] = self.hits.get(kind, 0) + 1
                 return entry
             entry.unlink(missing_ok=True)
-        data = make()
-        entry = folder / f"{key}-{sha256_bytes(data)}"
-        _atomic(entry, data)
-        self.misses[kind] = self.misses.get(kind, 0) + 1
-        return entry
+        return None
 
     def product(self, kind: str, key: str, make: Callable[[], bytes]) -> bytes:
         return self.product_path(kind, key, make).read_bytes()

@@ -100,7 +100,7 @@ def render_into(
     write_plain(docs / "errata.xml", atom_feed(site.errata, updated, brand))
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
-    env = make_env(templates)
+    env = make_env(templates, cache)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
         render_pages(env, site, sections, docs)
         append_seed_changelog(env, editions, docs)
