@@ -103,3 +103,58 @@ def test_a_chart_is_drawn_again_only_when_an_input_changes(
     assert len(drawn) == 4  # uncached, first, another footer, a dearer cell; `again` was read
     assert other_footer != first and other_cell != first
     assert cache.hits == {"chart": 1} and cache.misses == {"chart": 3}
+
+
+def test_compiled_templates_are_reused_until_a_template_changes(tmp_path: Path) -> None:
+    import shutil
+
+    from ledgerrate.publish.pages import make_env
+    from ledgerrate.publish.render import TEMPLATES
+
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    names = make_env(templates).list_templates()
+    first = BuildCache.open(tmp_path / "cache")
+    compiled = [make_env(templates, first).get_template(n) for n in names]
+    assert first.misses == {"jinja": len(names)} and first.hits == {}
+    again = BuildCache.open(tmp_path / "cache")
+    env = make_env(templates, again)
+    assert [env.get_template(n) for n in names] and again.hits == {"jinja": len(names)}
+    assert again.misses == {}
+    # Read back, each template is the code compiled from its source.
+    for name, made in zip(names, compiled, strict=True):
+        code = env.get_template(name).root_render_func.__code__
+        assert code.co_code == made.root_render_func.__code__.co_code, name
+    edited = templates / names[0]
+    edited.write_text(edited.read_text("utf-8") + "\nedited\n", "utf-8")
+    third = BuildCache.open(tmp_path / "cache")
+    make_env(templates, third).get_template(names[0])
+    assert third.misses == {"jinja": 1} and third.hits == {}
+
+
+def test_a_no_change_build_does_not_load_the_renderers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    from ledgerrate.publish import build as build_mod
+    from tests.publish.factory import write_edition
+
+    root = tmp_path / "editions"
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    monkeypatch.setattr(load_mod, "edition_results", lambda path: fixtures[Path(path).name])
+    out = tmp_path / "out"
+    build_mod.build_site(root, out, cache_dir=tmp_path)
+    index = (out / "site" / "index.html").stat().st_mtime_ns
+    modules = ("matplotlib", "weasyprint", "jinja2", "mkdocs")
+    again = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ledgerrate.publish.build import build_site\n"
+        f"build_site(Path({str(root)!r}), Path({str(out)!r}), cache_dir=Path({str(tmp_path)!r}))\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+    assert (out / "site" / "index.html").stat().st_mtime_ns == index  # nothing rebuilt
