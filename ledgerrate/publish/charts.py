@@ -16,21 +16,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from xml.sax.saxutils import escape
-
-import matplotlib
-
-matplotlib.use("Agg")
-import itertools
-
-import matplotlib.pyplot as plt
 
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import RateCard, premium_text
@@ -38,6 +32,9 @@ from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.usd import usd
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 QUALITY_BAR = 0.80
 # The SVG element ids of the frontier line and the gap chart's rows: the browser test and the
@@ -96,6 +93,17 @@ def _cached(draw: _Draw) -> _Draw:
     return drawn  # type: ignore[return-value]
 
 
+def _pyplot() -> Any:
+    # Imported when a chart is drawn, not with the module: a build whose charts all come from
+    # the cache never loads matplotlib.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
 def _as_float(value: Decimal | float | None) -> float | None:
     return None if value is None else float(value)
 
@@ -103,7 +111,7 @@ def _as_float(value: Decimal | float | None) -> float | None:
 def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
+    _pyplot().close(fig)
     svg = buffer.getvalue()
     # Drop the XML prolog and DOCTYPE so the SVG can be inlined in HTML.
     svg = svg[svg.index("<svg") :]
@@ -142,6 +150,7 @@ def cost_vs_pass_svg(
     unpriced = [c for c in cells if c.cpo_usd is None]
     cheapest = result.cheapest_qualifying
 
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, 4.4))
         for cell in priced:
@@ -314,6 +323,7 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
     editions = sorted({(p.date, p.edition) for p in points})
     x_of = {edition: index for index, (_date, edition) in enumerate(editions)}
 
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, 3.8))
         linestyles = ["-", "--", ":", "-."]
@@ -390,6 +400,7 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
     in words on its row, as the rate card does."""
     rows = list(zip(results.workloads, card.lines, strict=True))
     height = 1.3 + 0.42 * max(len(rows), 1)
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, height))
         described = []
