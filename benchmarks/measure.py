@@ -8,6 +8,7 @@ from `resource.getrusage(RUSAGE_CHILDREN)` around it.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -66,9 +67,12 @@ PEAK_KB = (
     "__import__('resource').getrusage(__import__('resource').RUSAGE_CHILDREN).ru_maxrss)"
 )
 
+# The products cache is the one named in the child's environment, else one beside `out`: a
+# benchmark never reads or fills the machine's own cache (~/.cache/ledgerrate).
 TIMED_BUILD = """
-import json, time
+import json, os, time
 from pathlib import Path
+os.environ.setdefault("LEDGERRATE_CACHE_DIR", {out!r} + ".cache")
 from ledgerrate.publish import build as b
 engine_cpu = [0.0]
 real = b.run_engine
@@ -93,9 +97,18 @@ print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}
 """
 
 
-def timed_build(label: str, editions: Path, out: Path, engine: str = "mkdocs", env=None):
+def timed_build(
+    label: str,
+    editions: Path,
+    out: Path,
+    engine: str = "mkdocs",
+    env: dict[str, str] | None = None,
+    cache_dir: Path | None = None,
+) -> Measured:
+    """A build in a child process; its products cache is `cache_dir`, else `<out>.cache`."""
     code = TIMED_BUILD.format(editions=str(editions), out=str(out), engine=engine, peak=PEAK_KB)
-    return measure(label, code, env)
+    cache = cache_dir if cache_dir is not None else Path(f"{out}.cache")
+    return measure(label, code, {**(env or os.environ), "LEDGERRATE_CACHE_DIR": str(cache)})
 
 
 def timed_mkdocs(label: str, docs: Path, site: Path, env=None) -> Measured:

@@ -417,6 +417,13 @@ def build(
     engine: Annotated[
         str, typer.Option(help="Site generator: mkdocs, or zensical (given an explicit nav).")
     ] = "mkdocs",
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Cache of build products (datasets, PDFs, gzips, bundles, charts); default "
+            "$LEDGERRATE_CACHE_DIR, else $XDG_CACHE_HOME/ledgerrate or ~/.cache/ledgerrate."
+        ),
+    ] = None,
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
     from ledgerrate.publish.build import edition_dirs
@@ -433,7 +440,9 @@ def build(
         )
     from ledgerrate.publish.build import build_site
 
-    site = build_site(editions=editions, out=out, site_url=site_url, engine=engine)
+    site = build_site(
+        editions=editions, out=out, site_url=site_url, engine=engine, cache_dir=cache_dir
+    )
     typer.echo(f"site built: {site}")
 
 

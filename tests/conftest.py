@@ -107,6 +107,31 @@ def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
         yield
 
 
+def _own_build_cache(factory: pytest.TempPathFactory) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LEDGERRATE_CACHE_DIR", str(factory.mktemp("build-cache")))
+        yield
+
+
+# Builds never read or fill the developer's ~/.cache/ledgerrate, and no two tests share a
+# products cache (many stand in their own figures for the same edition files, so a shared
+# cache would hand one test another's): one per test, and one per module and per session for
+# the wider fixtures, as each build folder had its own cache before the cache moved out of it.
+@pytest.fixture(scope="session", autouse=True)
+def _session_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    yield from _own_build_cache(tmp_path_factory)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    yield from _own_build_cache(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def _test_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    yield from _own_build_cache(tmp_path_factory)
+
+
 def remembering(build: Callable[..., Dataset]) -> Callable[..., Dataset]:
     """`build_dataset` that hands back what it built before for the same registered workload
     code, seed and n, as a deep copy.

@@ -4,10 +4,11 @@ Like mkdocs' own `commands/build.py`, one straight-line function with a comment 
 Everything is rendered into a staging folder inside `out`; `out/docs` and `out/site` are
 replaced only after `mkdocs build --strict` succeeded, so a failed build never half-publishes.
 
-Builds are incremental through `out/cache` (see `publish/cache.py`): an edition's figures are
-reused while its files and the toolchain are unchanged, and a build whose every input (edition
-files, code, templates, library versions, which windows have closed) matches the last
-successful one, with its output still in place, does nothing.
+Builds are incremental (see `publish/cache.py`): an edition's figures, its PDFs, gzips, datasets,
+bundle and charts come from the machine's cache while their inputs' digests match, so a fresh
+build folder or checkout reuses them; and a build whose every input (edition files, code,
+templates, library versions, which windows have closed) matches the last successful one into
+this `out`, with its output still in place, does nothing (`out/state` remembers it).
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from pathlib import Path
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
-from ledgerrate.publish.cache import BuildCache, key_of, list_stats
+from ledgerrate.publish.cache import BuildCache, key_of, list_stats, machine_cache_dir
 from ledgerrate.publish.published import publication_problems, seal_publications
-from ledgerrate.publish.render import CONFIG, render_into
 from ledgerrate.schema import EditionManifest, EditionResults
 from ledgerrate.steps import Steps
 
@@ -42,11 +42,16 @@ class _Collect(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG, site_url: str | None = None) -> None:
-    """`mkdocs build --strict` on an already rendered docs folder; warnings become errors."""
+def run_mkdocs(
+    docs: Path, site: Path, config: Path | None = None, site_url: str | None = None
+) -> None:
+    """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
+    mkdocs.yml unless given); warnings become errors."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+
+    from ledgerrate.publish.render import CONFIG
 
     collect = _Collect()
     logger = logging.getLogger("mkdocs")
@@ -57,7 +62,7 @@ def run_mkdocs(docs: Path, site: Path, config: Path = CONFIG, site_url: str | No
     try:
         # mkdocs treats a None override as "keep mkdocs.yml's value".
         cfg = load_config(
-            config_file=str(config),
+            config_file=str(config or CONFIG),
             docs_dir=str(docs),
             site_dir=str(site),
             strict=True,
@@ -133,22 +138,33 @@ def _fingerprint(
 
 
 def build_site(
-    editions: Path, out: Path, *, site_url: str | None = None, engine: str = "mkdocs"
+    editions: Path,
+    out: Path,
+    *,
+    site_url: str | None = None,
+    engine: str = "mkdocs",
+    cache_dir: Path | None = None,
 ) -> Path:
     """Render every edition in `editions` and build the HTML site into `out/site`
-    (`site_url`: where it will be hosted, for the sitemap, canonical links and 404 page)."""
+    (`site_url`: where it will be hosted, for the sitemap, canonical links and 404 page;
+    `cache_dir`: the products cache, by default the machine's, see `machine_cache_dir`)."""
     # mkdocs resolves relative paths against mkdocs.yml, not the working directory.
     editions, out = Path(editions).resolve(), Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    cache = BuildCache.open(out / "cache")
+    state = out / "state"
+    cache = BuildCache.open(machine_cache_dir(cache_dir), index=state / "digests.json")
     paths = [path.resolve() for path in edition_dirs(editions)]
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     # 0. nothing changed since the last successful build, and its output is intact: done
-    last = out / "cache" / "last-build"
+    last = state / "last-build"
     fingerprint = _fingerprint(cache, paths, out, engine, site_url, now)
     if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
         cache.save()
         return out / "site"
+    # Imported here: a build that stops at step 0 never loads the renderers (matplotlib, jinja,
+    # weasyprint), which cost more than the rest of it.
+    from ledgerrate.publish.render import render_into
+
     with Steps("build", 3) as steps:
         # 1. every edition's figures, once; a published edition changed without an erratum that
         #    names the change stops the build here, before anything is written

@@ -1,11 +1,10 @@
 """The build cache: every expensive product of a build, addressed by the digests of its inputs.
 
-Layout under `<out>/cache/`:
+Products are determined by their inputs' digests, so they live in one cache per machine (like
+pip's wheel cache), outside any build folder: deleting `build/` or cloning afresh reuses them.
+Its folder is `--cache-dir`, else `$LEDGERRATE_CACHE_DIR`, else `$XDG_CACHE_HOME/ledgerrate`,
+else `~/.cache/ledgerrate` (see `machine_cache_dir`). Layout:
 
-    digests.json                     sha256 of input files, remembered by (size, mtime, ctime,
-                                     inode) as git's index does, so unchanged files are not
-                                     re-read; a file touched in the last seconds is not
-                                     remembered (its mtime may not yet tell a later edit apart)
     products/<kind>/<key>-<sha256>   one product (a gzip, a PDF, a bundle, an edition's
                                      figures): `key` is the digest of everything it was made
                                      from, `sha256` the digest of its bytes, re-checked on
@@ -13,6 +12,11 @@ Layout under `<out>/cache/`:
     datasets/<dataset_hash>/         a regenerated dataset: `content.json` is the canonical
                                      JSON whose sha256 *is* the registered dataset hash; its
                                      files are checked against the digests it lists
+
+The index of input digests belongs to one build folder (`<out>/state/digests.json`): sha256 of
+input files, remembered by (size, mtime, ctime, inode) as git's index does, so unchanged files are
+not re-read; a file touched in the last seconds is not remembered (its mtime may not yet tell a
+later edit apart).
 
 Nothing here decides a figure: a miss only costs time, and a corrupt entry is remade.
 """
@@ -55,6 +59,7 @@ _LIBRARIES = (
     "weasyprint",
     "zensical",
 )
+CACHE_ENV = "LEDGERRATE_CACHE_DIR"
 # A file changed this recently may change again within the same mtime tick: hash it afresh.
 _RACY_S = 2.0
 
@@ -63,6 +68,19 @@ def write_plain(path: Path, data: bytes) -> None:
     """Write into a staging tree: no fsync, because the tree is swapped in whole or discarded."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+
+
+def machine_cache_dir(given: Path | None = None) -> Path:
+    """Where this machine keeps build products: `given`, else $LEDGERRATE_CACHE_DIR, else the XDG
+    cache folder ($XDG_CACHE_HOME, by default ~/.cache) under `ledgerrate`."""
+    if given is not None:
+        return Path(given).expanduser().resolve()
+    if named := os.environ.get(CACHE_ENV):
+        return Path(named).expanduser().resolve()
+    # The XDG spec: a relative $XDG_CACHE_HOME is invalid and is to be ignored.
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return (base / "ledgerrate").resolve()
 
 
 def _versions() -> dict[str, str]:
@@ -103,7 +121,8 @@ def list_stats(folders: Iterable[Path]) -> list[tuple[str, int, int]]:
 
 @dataclass
 class BuildCache:
-    root: Path
+    root: Path  # products and datasets
+    index: Path  # the remembered input digests (one build folder's)
     _digests: dict[str, list[Any]] = field(default_factory=dict)
     _dirty: bool = False
     _toolchain: str | None = None
@@ -111,11 +130,12 @@ class BuildCache:
     misses: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, root: Path) -> BuildCache:
-        cache = cls(Path(root))
-        index = cache.root / "digests.json"
+    def open(cls, root: Path, index: Path | None = None) -> BuildCache:
+        """The cache under `root`; its index of input digests is `index` (by default beside
+        the products, for a cache used by one build folder only)."""
+        cache = cls(Path(root), Path(index) if index is not None else Path(root) / "digests.json")
         try:
-            cache._digests = json.loads(index.read_text(encoding="utf-8"))
+            cache._digests = json.loads(cache.index.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             cache._digests = {}
         return cache
@@ -123,8 +143,7 @@ class BuildCache:
     def save(self) -> None:
         if not self._dirty:
             return
-        self.root.mkdir(parents=True, exist_ok=True)
-        _atomic(self.root / "digests.json", json.dumps(self._digests, sort_keys=True).encode())
+        _atomic(self.index, json.dumps(self._digests, sort_keys=True).encode())
         self._dirty = False
 
     # ------------------------------------------------------------------ input digests
@@ -189,17 +208,24 @@ class BuildCache:
         """The cached file holding what `make()` gives for `key`; made when no sound entry
         exists. An entry's bytes must hash to the digest in its name (re-read whenever its
         stat changed), so a damaged entry is dropped and remade."""
+        found = self.stored(kind, key)
+        if found is not None:
+            return found
+        data = make()
+        entry = self.root / "products" / kind / f"{key}-{sha256_bytes(data)}"
+        _atomic(entry, data)
+        self.misses[kind] = self.misses.get(kind, 0) + 1
+        return entry
+
+    def stored(self, kind: str, key: str) -> Path | None:
+        """The sound entry for `key`, if there is one (a damaged one is dropped)."""
         folder = self.root / "products" / kind
         for entry in sorted(folder.glob(f"{key}-*")) if folder.is_dir() else ():
             if entry.name == f"{key}-{self.file_digest(entry)}":
                 self.hits[kind] = self.hits.get(kind, 0) + 1
                 return entry
             entry.unlink(missing_ok=True)
-        data = make()
-        entry = folder / f"{key}-{sha256_bytes(data)}"
-        _atomic(entry, data)
-        self.misses[kind] = self.misses.get(kind, 0) + 1
-        return entry
+        return None
 
     def product(self, kind: str, key: str, make: Callable[[], bytes]) -> bytes:
         return self.product_path(kind, key, make).read_bytes()

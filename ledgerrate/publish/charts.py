@@ -5,29 +5,36 @@ trendlines across editions.
 Every chart must be readable without colour (marker shapes and text labels carry the meaning),
 carry alt text (`<title>` and `<desc>`), and the standard footer (standard §6). Output is
 deterministic for the same input so that rebuilding a site changes no bytes.
+
+Drawing is most of a warm build's own work, so inside `cached_in(cache)` each chart is a product
+of the build cache, keyed by the digest of its arguments and the toolchain (code and library
+versions, matplotlib's among them): an unchanged chart is read back instead of drawn.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import io
+import itertools
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from xml.sax.saxutils import escape
 
-import matplotlib
-
-matplotlib.use("Agg")
-import itertools
-
-import matplotlib.pyplot as plt
-
+from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import RateCard, premium_text
 from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.usd import usd
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 QUALITY_BAR = 0.80
 # The SVG element ids of the frontier line and the gap chart's rows: the browser test and the
@@ -46,6 +53,57 @@ _RC: Any = {
 }
 
 
+_CACHE: ContextVar[BuildCache | None] = ContextVar("chart_cache", default=None)
+_Draw = TypeVar("_Draw", bound=Callable[..., str])
+
+
+@contextmanager
+def cached_in(cache: BuildCache) -> Iterator[None]:
+    """Charts drawn inside come from `cache` when their inputs are unchanged."""
+    token = _CACHE.set(cache)
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def _as_input(value: Any) -> Any:
+    # Dataclasses (the rate card) spelled out field by field with their type; pydantic models,
+    # Decimals and dates are canonicalised by `key_of` itself; anything else it refuses.
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _as_input(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"dataclass": type(value).__qualname__, "fields": fields}
+    if isinstance(value, (list, tuple)):
+        return [_as_input(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_input(item) for key, item in value.items()}
+    return value
+
+
+def _cached(draw: _Draw) -> _Draw:
+    @functools.wraps(draw)
+    def drawn(*args: Any, **kwargs: Any) -> str:
+        cache = _CACHE.get()
+        if cache is None:
+            return draw(*args, **kwargs)
+        key = key_of("chart", draw.__name__, cache.toolchain(), _as_input([args, kwargs]))
+        made = cache.product("chart", key, lambda: draw(*args, **kwargs).encode("utf-8"))
+        return made.decode("utf-8")
+
+    return drawn  # type: ignore[return-value]
+
+
+def _pyplot() -> Any:
+    # Imported when a chart is drawn, not with the module: a build whose charts all come from
+    # the cache never loads matplotlib.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
 def _as_float(value: Decimal | float | None) -> float | None:
     return None if value is None else float(value)
 
@@ -53,7 +111,7 @@ def _as_float(value: Decimal | float | None) -> float | None:
 def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
+    _pyplot().close(fig)
     svg = buffer.getvalue()
     # Drop the XML prolog and DOCTYPE so the SVG can be inlined in HTML.
     svg = svg[svg.index("<svg") :]
@@ -74,6 +132,7 @@ def _cell_label(cell: CellResult, names: dict[str, str]) -> str:
     return f"{names.get(cell.model, cell.model)} ({cell.mode})"
 
 
+@_cached
 def cost_vs_pass_svg(
     result: WorkloadResult, footer: str, model_names: dict[str, str] | None = None
 ) -> str:
@@ -91,6 +150,7 @@ def cost_vs_pass_svg(
     unpriced = [c for c in cells if c.cpo_usd is None]
     cheapest = result.cheapest_qualifying
 
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, 4.4))
         for cell in priced:
@@ -250,6 +310,7 @@ def _version(workload_id: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+@_cached
 def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> str:
     """CPO per edition for every (model, mode), broken and annotated at each version bump.
 
@@ -262,6 +323,7 @@ def trendline_svg(points: list[TrendPoint], workload_base: str, footer: str) -> 
     editions = sorted({(p.date, p.edition) for p in points})
     x_of = {edition: index for index, (_date, edition) in enumerate(editions)}
 
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, 3.8))
         linestyles = ["-", "--", ":", "-."]
@@ -330,6 +392,7 @@ def _rate(line: Any, volume: int) -> Decimal | None:
     return None if line is None else line.cpo_usd * volume
 
 
+@_cached
 def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
     """Per job, the cheapest qualifying rate (●) and the flagship rate (◆) on a log scale,
     joined by a line and labelled with the premium: a dumbbell per rate-card line. The reference
@@ -337,6 +400,7 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
     in words on its row, as the rate card does."""
     rows = list(zip(results.workloads, card.lines, strict=True))
     height = 1.3 + 0.42 * max(len(rows), 1)
+    plt = _pyplot()
     with plt.rc_context(_RC):
         fig, ax = plt.subplots(figsize=(7.2, height))
         described = []

@@ -8,6 +8,7 @@ match, and are hard-linked from it rather than copied.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import json
@@ -192,6 +193,15 @@ def _regenerate(root: Path, workload: str) -> tuple[dict[str, Any], dict]:
     return content, files
 
 
+@functools.cache
+def _schema_files() -> dict[str, bytes]:
+    # The same for every edition (they come from the code): made once per process.
+    return {
+        filename: (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
+        for filename, doc in sorted(schema_documents().items())
+    }
+
+
 def _gzipped_log(log: Path, root: Path, restore_bodies: bool) -> bytes:
     return gzip_bytes(whole_log_bytes(log, root) if restore_bodies else log.read_bytes())
 
@@ -264,9 +274,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     write_plain(dest / corrected.FILENAME, corrected.corrected_json(edition, results_json))
     csv = results_frame(edition.results).to_csv(index=False, lineterminator="\n")
     write_plain(dest / "results.csv", csv.encode("utf-8"))
-    for filename, doc in sorted(schema_documents().items()):
-        text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
-        write_plain(dest / "schemas" / filename, text.encode("utf-8"))
+    for filename, data in _schema_files().items():
+        write_plain(dest / "schemas" / filename, data)
     notes = _dataset_files(edition, dest, cache)
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)

@@ -18,6 +18,7 @@ def on_config(config: Any) -> Any:
     from ledgerrate.publish.nav import site_nav
 
     if os.environ.get(SKIP_RENDER_ENV) != "1":
+        from ledgerrate.publish.cache import BuildCache, machine_cache_dir
         from ledgerrate.publish.render import render_docs
 
         # mkdocs.yml names an existing folder as docs_dir (mkdocs checks it before any hook
@@ -25,7 +26,13 @@ def on_config(config: Any) -> Any:
         # rendered pages instead.
         root = Path(config.config_file_path).resolve().parent
         docs = root / "build" / "docs"
-        render_docs(root / "editions", docs)
+        # The machine's products cache, as `ledgerrate build` uses: `mkdocs serve` re-renders on
+        # every change, and an unchanged dataset, PDF or chart is not made again.
+        cache = BuildCache.open(
+            machine_cache_dir(), index=root / "build" / "state" / "digests.json"
+        )
+        render_docs(root / "editions", docs, cache=cache)
+        cache.save()
         config.docs_dir = str(docs)
     if not config.nav:
         config.nav = site_nav(Path(config.docs_dir))

@@ -11,14 +11,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from ledgerrate.io import atomic_write_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
 from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
 from ledgerrate.publish import errata as errata_mod
+from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.load import Edition
@@ -31,9 +32,31 @@ ANSWER_LIMIT = 4000
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
 
 
-def make_env(templates: Path) -> Environment:
+class _CompiledTemplates(BytecodeCache):
+    """Compiled templates as products of the build cache: keyed by the template's source and the
+    toolchain (code, jinja's version), checked against their digest like every product."""
+
+    def __init__(self, cache: BuildCache) -> None:
+        self.cache = cache
+
+    def _key(self, bucket: Bucket) -> str:
+        return key_of("jinja", self.cache.toolchain(), bucket.key, bucket.checksum)
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        found = self.cache.stored("jinja", self._key(bucket))
+        if found is not None:
+            bucket.bytecode_from_string(found.read_bytes())
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.cache.product_path("jinja", self._key(bucket), bucket.bytecode_to_string)
+
+
+def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
+    """The pages' jinja environment; with a `cache`, templates are compiled once per toolchain,
+    not once per build."""
     env = Environment(
         loader=FileSystemLoader(templates),
+        bytecode_cache=_CompiledTemplates(cache) if cache is not None else None,
         autoescape=False,  # markdown, not HTML: `finalize` does the escaping
         finalize=finalize,
         undefined=StrictUndefined,
@@ -63,13 +86,14 @@ def make_env(templates: Path) -> Environment:
 
 
 def _write(docs: Path, rel: str, text: str) -> None:
-    atomic_write_text(docs / rel, text.rstrip("\n") + "\n")
+    # `docs` is a staging tree, swapped in whole or thrown away: no fsync per page.
+    write_plain(docs / rel, (text.rstrip("\n") + "\n").encode("utf-8"))
 
 
 def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
     """Charts are files shown with `<img>` (alt text from the SVG's own title): an SVG inline in
     markdown would be parsed as markdown, and an `<img>` never runs script in the SVG."""
-    atomic_write_text(docs / rel_dir / name, svg)
+    write_plain(docs / rel_dir / name, svg.encode("utf-8"))
     found = _TITLE.search(svg)
     alt = found.group(1).strip() if found else name
     alt_attr = md_text(re.sub(r"<[^>]*>", "", alt))

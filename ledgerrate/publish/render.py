@@ -15,9 +15,9 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish import compare, drilldown, pdf
+from ledgerrate.publish import charts, compare, drilldown, pdf
 from ledgerrate.publish.assets import write_fonts
-from ledgerrate.publish.cache import BuildCache, key_of
+from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
@@ -97,16 +97,18 @@ def render_into(
     newest = max(stamps, default=dt.date(2026, 1, 1))
     updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
-    atomic_write_bytes(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    write_plain(docs / "errata.xml", atom_feed(site.errata, updated, brand))
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
-    env = make_env(templates)
-    render_pages(env, site, sections, docs)
-    append_seed_changelog(env, editions, docs)
-    # 6. the explore pages: models side by side, and every cell's runs down to the check (the
-    #    drill-downs read the datasets the downloads of step 3 published; cached per cell)
-    compare.render_compare(env, editions, docs)
-    drilldown.render_drilldowns(env, editions, docs, cache)
+    env = make_env(templates, cache)
+    with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
+        render_pages(env, site, sections, docs)
+        append_seed_changelog(env, editions, docs)
+        # 6. the explore pages: models side by side, and every cell's runs down to the check
+        #    (the drill-downs read the datasets the downloads of step 3 published; cached per
+        #    cell)
+        compare.render_compare(env, editions, docs)
+        drilldown.render_drilldowns(env, editions, docs, cache)
 
 
 def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:
