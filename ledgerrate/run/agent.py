@@ -9,11 +9,8 @@ retried), and a configuration error stops the run. Nothing here grades.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,7 +28,6 @@ from ledgerrate.providers.base import (
     TimedOut,
 )
 from ledgerrate.providers.clock import CallClock
-from ledgerrate.sandbox.files import FileToolset
 from ledgerrate.schema import (
     AgentStep,
     CallRecord,
@@ -52,6 +48,7 @@ from ledgerrate.workloads.base import (
     ToolSpec,
     Workload,
 )
+from ledgerrate.workloads.toolsets import end_state, item_toolset
 
 MAX_STEPS = 25  # standard §3: exceeding it is a failure
 # Reason codes that open a model failure's text (`RunRecord.failure`), read back by the metrics.
@@ -325,19 +322,12 @@ async def agentic(
                 for r in results
             )
     except _Stop:
-        attempt.tool_state = _safe_state(toolset)
+        attempt.tool_state = end_state(toolset)
         return attempt
     attempt.status = RunStatus.model_failure
     attempt.failure = "step_cap"
-    attempt.tool_state = _safe_state(toolset)
+    attempt.tool_state = end_state(toolset)
     return attempt
-
-
-def _safe_state(toolset: Toolset) -> dict[str, Any] | None:
-    try:
-        return toolset.state()
-    except Exception:  # the state of a failed attempt is informational only
-        return None
 
 
 async def agentic_in_sandbox(
@@ -350,17 +340,5 @@ async def agentic_in_sandbox(
 ) -> Attempt:
     """The tool loop inside a fresh temporary folder, removed afterwards, whatever happens."""
     workload, item, dataset = task
-    # A fresh folder per attempt: nothing an earlier attempt wrote can leak into this one.
-    workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
-    try:
-        toolset: Toolset
-        if workload.tools is not None:
-            toolset = workload.tools(item, dataset, workdir)
-        else:
-            toolset = FileToolset(workdir, dict(item.files))
-        try:
-            return await agentic(complete, spec, prompt, pricing, toolset, body=body)
-        finally:
-            toolset.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with item_toolset(workload, item, dataset) as toolset:
+        return await agentic(complete, spec, prompt, pricing, toolset, body=body)
