@@ -67,6 +67,13 @@ class GroupCommit:
             fd = self._fds[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         return fd
 
+    async def drain(self) -> None:
+        """Wait until every batch handed to a writer thread is written (a run that stops must
+        not close a file under a thread still writing to it)."""
+        busy = [task for task in self._flushers.values() if not task.done()]
+        if busy:
+            await asyncio.wait(busy)
+
     def close(self) -> None:
         """Write whatever is still pending (a run ending on Ctrl-C), then close the files."""
         pending, self._pending = self._pending, {}

@@ -260,8 +260,11 @@ class Runner:
         try:
             await self._run(cells, transport, pool)
         finally:
-            # Records handed over before a Ctrl-C are still written (and fsynced).
-            self.writer.close()
+            # Records handed over before a Ctrl-C or a stop are still written (and fsynced).
+            try:
+                await self.writer.drain()
+            finally:
+                self.writer.close()
 
     async def _run(
         self, cells: list[Cell], transport: httpx.AsyncBaseTransport | None, pool: httpx.Limits
