@@ -9,54 +9,30 @@ month-end close posted) is kept in the store so LedgerRate grades it as it grade
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-from typing import Any
-
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ledgerrate.harness.inspect_tools import inspect_tool
 from ledgerrate.harness.metadata import METADATA_KEY, STEP_CAP_KEY, TOOL_STATE_KEY
-from ledgerrate.sandbox.files import FileToolset
-from ledgerrate.tools import Toolset
 from ledgerrate.workloads.base import Dataset, Workload
+from ledgerrate.workloads.toolsets import end_state, item_toolset
 
 MAX_STEPS = 25  # standard §3, as in `run`
-
-
-def _state(toolset: Toolset) -> dict[str, Any] | None:
-    try:
-        return toolset.state()
-    except Exception:  # the state of a failed attempt is informational only, as in `run`
-        return None
 
 
 @solver
 def ledgerrate_agent(workload: Workload, dataset: Dataset, max_steps: int = MAX_STEPS) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         item = dataset.item(state.metadata[METADATA_KEY]["item_id"])
-        workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
-        try:
-            toolset: Toolset
-            if workload.tools is not None:
-                toolset = workload.tools(item, dataset, workdir)
-            else:
-                toolset = FileToolset(workdir, dict(item.files))
-            try:
-                state.tools = [inspect_tool(spec) for spec in toolset.tools]
-                capped = True
-                for _ in range(max_steps):
-                    state = await generate(state, tool_calls="single")
-                    if state.completed or not state.output.message.tool_calls:
-                        capped = False
-                        break
-                state.store.set(STEP_CAP_KEY, capped)
-                state.store.set(TOOL_STATE_KEY, _state(toolset))
-            finally:
-                toolset.close()
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        with item_toolset(workload, item, dataset) as toolset:
+            state.tools = [inspect_tool(spec) for spec in toolset.tools]
+            capped = True
+            for _ in range(max_steps):
+                state = await generate(state, tool_calls="single")
+                if state.completed or not state.output.message.tool_calls:
+                    capped = False
+                    break
+            state.store.set(STEP_CAP_KEY, capped)
+            state.store.set(TOOL_STATE_KEY, end_state(toolset))
         return state
 
     return solve

@@ -9,17 +9,12 @@ retried), and a configuration error stops the run. Nothing here grades.
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from ledgerrate.cost import call_cost, estimate_usage
-from ledgerrate.hashing import canonical_json
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -30,8 +25,7 @@ from ledgerrate.providers.base import (
     ProviderError,
     TimedOut,
 )
-from ledgerrate.providers.clock import CallClock
-from ledgerrate.sandbox.files import FileToolset
+from ledgerrate.run.calls import Complete, prompt_chars, recorded_call
 from ledgerrate.schema import (
     AgentStep,
     CallRecord,
@@ -40,8 +34,6 @@ from ledgerrate.schema import (
     RunStatus,
     ToolCall,
     ToolResult,
-    Usage,
-    UsageBasis,
 )
 from ledgerrate.workloads.base import (
     Dataset,
@@ -52,13 +44,13 @@ from ledgerrate.workloads.base import (
     ToolSpec,
     Workload,
 )
+from ledgerrate.workloads.toolsets import end_state, item_toolset
 
 MAX_STEPS = 25  # standard §3: exceeding it is a failure
 # Reason codes that open a model failure's text (`RunRecord.failure`), read back by the metrics.
 CONTEXT_EXCEEDED = "context_exceeded"
 TRUNCATED = "truncated"
 
-Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 # An adapter's `request_body`: the exact JSON it sends (never holding the key).
 BodyFn = Callable[[CompletionRequest], dict[str, Any]]
 
@@ -121,20 +113,6 @@ def _message_json(message: Message) -> dict[str, Any]:
     return data
 
 
-def prompt_chars(request: CompletionRequest) -> int:
-    chars = len(request.system)
-    for message in request.messages:
-        chars += len(message.content)
-        chars += sum(len(canonical_json(c.arguments)) + len(c.name) for c in message.tool_calls)
-    return chars
-
-
-def _output_chars(completion: Completion) -> int:
-    return len(completion.text) + sum(
-        len(canonical_json(c.arguments)) + len(c.name) for c in completion.tool_calls
-    )
-
-
 async def _call(
     complete: Complete,
     request: CompletionRequest,
@@ -145,28 +123,10 @@ async def _call(
     max_output: int = 0,
 ) -> Completion:
     """One priced, recorded call. Raises _Stop with `attempt` set when the attempt is over."""
-    timer = CallClock()
-    try:
-        completion = await complete(request)
-    except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
-        started, latency = timer.left()[1], timer.elapsed()
-        usage = exc.usage if isinstance(exc, ProviderError) else None
-        status = exc.status if isinstance(exc, ProviderError) else None
-        raw = exc.raw if isinstance(exc, ProviderError) else None
-        attempt.calls.append(
-            CallRecord(
-                step=step,
-                started_at=started,
-                latency_s=latency,
-                http_status=status,
-                response=raw,
-                error=f"{type(exc).__name__}: {exc}",
-                usage=usage or Usage(),
-                # A failed call that reported nothing: its usage is unknown, not zero-measured.
-                usage_basis=UsageBasis.provider_reported if usage else UsageBasis.none,
-                cost=call_cost(usage or Usage(), latency, pricing, model_id),
-            )
-        )
+    done = await recorded_call(complete, request, step, pricing, model_id)
+    attempt.calls.append(done.record)
+    exc, completion = done.failure, done.completion
+    if completion is None:
         if isinstance(exc, ContextExceeded):
             attempt.status = RunStatus.model_failure
             attempt.failure = context_failure(exc, prompt_chars(request))
@@ -174,6 +134,7 @@ async def _call(
             attempt.status = RunStatus.model_failure
             attempt.failure = f"model_error: {exc}"
         elif isinstance(exc, (InfraError, httpx.TimeoutException, httpx.TransportError)):
+            status = exc.status if isinstance(exc, ProviderError) else None
             attempt.status = RunStatus.infra_excluded
             attempt.failure = f"infra: {type(exc).__name__}: {exc}"
             attempt.retry_after = getattr(exc, "retry_after", None)
@@ -183,31 +144,14 @@ async def _call(
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"
         raise _Stop from None
-    started, latency = timer.left()[1], timer.elapsed()
-    if completion.usage is None:
-        usage = estimate_usage(prompt_chars(request), _output_chars(completion))
-        basis = UsageBasis.estimated
-    else:
-        usage, basis = completion.usage, UsageBasis.provider_reported
-    attempt.calls.append(
-        CallRecord(
-            step=step,
-            started_at=started,
-            latency_s=latency,
-            http_status=completion.http_status,
-            response=completion.raw,
-            usage=usage,
-            usage_basis=basis,
-            cost=call_cost(usage, latency, pricing, model_id),
-        )
-    )
     if completion.truncated:
         # Cut off at the output cap: what the model wrote is kept as its answer, but the
         # attempt is a model failure, so a cut-off answer never reads as a normal completion.
         attempt.status = RunStatus.model_failure
         attempt.failure = (
             f"{TRUNCATED}: the output stopped at the cap of {max_output} tokens "
-            f"(finish reason {completion.finish_reason!r}, {usage.output_tokens} output tokens)"
+            f"(finish reason {completion.finish_reason!r}, "
+            f"{done.record.usage.output_tokens} output tokens)"
         )
         attempt.steps.append(AgentStep(step=step, text=completion.text))
         attempt.answer = completion.text
@@ -325,19 +269,12 @@ async def agentic(
                 for r in results
             )
     except _Stop:
-        attempt.tool_state = _safe_state(toolset)
+        attempt.tool_state = end_state(toolset)
         return attempt
     attempt.status = RunStatus.model_failure
     attempt.failure = "step_cap"
-    attempt.tool_state = _safe_state(toolset)
+    attempt.tool_state = end_state(toolset)
     return attempt
-
-
-def _safe_state(toolset: Toolset) -> dict[str, Any] | None:
-    try:
-        return toolset.state()
-    except Exception:  # the state of a failed attempt is informational only
-        return None
 
 
 async def agentic_in_sandbox(
@@ -350,17 +287,5 @@ async def agentic_in_sandbox(
 ) -> Attempt:
     """The tool loop inside a fresh temporary folder, removed afterwards, whatever happens."""
     workload, item, dataset = task
-    # A fresh folder per attempt: nothing an earlier attempt wrote can leak into this one.
-    workdir = Path(tempfile.mkdtemp(prefix="ledgerrate-sandbox-"))
-    try:
-        toolset: Toolset
-        if workload.tools is not None:
-            toolset = workload.tools(item, dataset, workdir)
-        else:
-            toolset = FileToolset(workdir, dict(item.files))
-        try:
-            return await agentic(complete, spec, prompt, pricing, toolset, body=body)
-        finally:
-            toolset.close()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with item_toolset(workload, item, dataset) as toolset:
+        return await agentic(complete, spec, prompt, pricing, toolset, body=body)

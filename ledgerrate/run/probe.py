@@ -13,15 +13,11 @@ agentic cells are refused with the evidence. The probe's spend is infrastructure
 from __future__ import annotations
 
 import datetime as dt
-import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-import httpx
-
-from ledgerrate.cost import call_cost
-from ledgerrate.keys import redact
-from ledgerrate.providers.base import Completion, CompletionRequest, Message, ProviderError
+from ledgerrate.providers.base import Completion, CompletionRequest, Message
+from ledgerrate.run.calls import Complete, recorded_call
+from ledgerrate.run.rawlog import seal_call
 from ledgerrate.schema import (
     CallRecord,
     Cost,
@@ -29,7 +25,6 @@ from ledgerrate.schema import (
     PricingTable,
     ProbeRecord,
     Usage,
-    UsageBasis,
 )
 from ledgerrate.tools import ToolSpec
 
@@ -46,8 +41,6 @@ TOOL = ToolSpec(
 )
 SYSTEM = "You are checking that tool calling works. Use the tool when one is offered."
 USER = f'Call the tool record_token with the token "{TOKEN}".'
-
-Complete = Callable[[CompletionRequest], Awaitable[Completion]]
 
 
 @dataclass(frozen=True)
@@ -74,43 +67,11 @@ async def _one(
     pricing: PricingTable,
     secrets: list[str],
 ) -> tuple[CallRecord, Completion | None]:
-    started = dt.datetime.now(dt.UTC)
-    clock = time.perf_counter()
-    try:
-        completion = await complete(request)
-    except (ProviderError, httpx.TimeoutException, httpx.TransportError) as exc:
-        latency = time.perf_counter() - clock
-        usage = exc.usage if isinstance(exc, ProviderError) else None
-        raw = exc.raw if isinstance(exc, ProviderError) else None
-        return (
-            CallRecord(
-                step=step,
-                started_at=started,
-                latency_s=latency,
-                http_status=exc.status if isinstance(exc, ProviderError) else None,
-                response=redact(raw, secrets),
-                error=redact(f"{type(exc).__name__}: {exc}", secrets),
-                usage=usage or Usage(),
-                usage_basis=UsageBasis.provider_reported if usage else UsageBasis.none,
-                cost=call_cost(usage or Usage(), latency, pricing, spec.id),
-            ),
-            None,
-        )
-    latency = time.perf_counter() - clock
-    usage = completion.usage or Usage()
-    return (
-        CallRecord(
-            step=step,
-            started_at=started,
-            latency_s=latency,
-            http_status=completion.http_status,
-            response=completion.raw,
-            usage=usage,
-            usage_basis=UsageBasis.provider_reported if completion.usage else UsageBasis.none,
-            cost=call_cost(usage, latency, pricing, spec.id),
-        ),
-        completion,
-    )
+    """One probe call, recorded as an attempt's call is; unreported usage stays unknown (the
+    probe is infrastructure, never estimated into a figure), and a failed call's text is sealed
+    against the keys as a run record's is."""
+    done = await recorded_call(complete, request, step, pricing, spec.id, estimate_unreported=False)
+    return seal_call(done.record, secrets), done.completion
 
 
 def _prompt_tokens(usage: Usage | None) -> int | None:

@@ -128,13 +128,14 @@ def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
     changes: dict[str, Any] = {}
     if record.failure and holds(record.failure, secrets):
         changes["failure"] = redact(record.failure, secrets)
-    calls = [_seal_call(c, secrets) for c in record.calls]
+    calls = [seal_call(c, secrets) for c in record.calls]
     if any(new is not old for new, old in zip(calls, record.calls, strict=True)):
         changes["calls"] = calls
     return record.model_copy(update=changes) if changes else record
 
 
-def _seal_call(call: CallRecord, secrets: Sequence[str]) -> CallRecord:
+def seal_call(call: CallRecord, secrets: Sequence[str]) -> CallRecord:
+    """One call as it may be written: its error text and a failed call's body without keys."""
     failed = call.error is not None or call.http_status is None or call.http_status >= 300
     changes: dict[str, Any] = {}
     if call.error and holds(call.error, secrets):

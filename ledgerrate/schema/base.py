@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from decimal import Decimal
 from enum import StrEnum
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,30 +56,37 @@ class Strict(BaseModel):
 # Enum values are spelled in kebab case (`single-shot`, `model-failure`, `pending-judge`) and
 # cost bases as adjectives (`measured`, `estimated`). Files sealed before 2026-12 hold the old
 # snake-case spellings; a sealed file is never rewritten, so each enum reads them as the member
-# they always meant (`OLD_SPELLINGS`) and every new record is written in the one spelling.
-# Kebab case was chosen because it changes the fewest sealed values: `single-shot` is in 393
-# places in the bundled editions, in every log's file name, in every run id (derived from the
-# mode's text) and in page anchors, while the snake-case values are in 89 (`pending_judge` 74,
-# `not_applicable` 14, `model_failure` 1) and in no name, id, hash or URL.
-OLD_SPELLINGS: Final[dict[str, dict[str, str]]] = {
-    "RunStatus": {"model_failure": "model-failure", "infra_excluded": "infra-excluded"},
-    "UsageBasis": {"provider_reported": "provider-reported"},
-    "CostBasis": {"estimate": "estimated"},
-    "CellCostBasis": {"estimate": "estimated"},
-    "Outcome": {"pending_judge": "pending-judge"},
-    "Verdict": {"not_applicable": "not-applicable"},
-}
+# they always meant (its `old=` spellings, all listed in `OLD_SPELLINGS`) and every new record is
+# written in the one spelling. Kebab case was chosen because it changes the fewest sealed values:
+# `single-shot` is in 393 places in the bundled editions, in every log's file name, in every run
+# id (derived from the mode's text) and in page anchors, while the snake-case values are in 89
+# (`pending_judge` 74, `not_applicable` 14, `model_failure` 1) and in no name, id, hash or URL.
+_ONE_SPELLING = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 class Spelled(StrEnum):
-    """A string enum that also reads the old spellings of its values (see `OLD_SPELLINGS`).
+    """The one base of the schema's enums: string values in the one spelling (checked when the
+    class is made), and the old spellings a class declares (`old=`) read as their members.
 
     Code compares members (`status == RunStatus.model_failure`), never literal strings, so a
     value read in either spelling meets the same comparison."""
 
+    _old_spellings: ClassVar[dict[str, str]]  # an annotation only: not a member
+
+    def __init_subclass__(cls, *, old: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for member in cls:
+            if not _ONE_SPELLING.match(str(member.value)):
+                raise TypeError(f"{cls.__name__}.{member.name}: {member.value!r} is not kebab case")
+        renamed = dict(old or {})
+        for was, now in renamed.items():
+            if now not in cls._value2member_map_:
+                raise TypeError(f"{cls.__name__}: old spelling {was!r} names no value {now!r}")
+        cls._old_spellings = renamed
+
     @classmethod
     def _missing_(cls, value: object) -> Spelled | None:
-        renamed = OLD_SPELLINGS.get(cls.__name__, {}).get(value) if isinstance(value, str) else None
+        renamed = cls._old_spellings.get(value) if isinstance(value, str) else None
         return None if renamed is None else cls(renamed)
 
 
@@ -86,26 +95,28 @@ class Mode(Spelled):
     agentic = "agentic"
 
 
-class ProviderFamily(StrEnum):
+class ProviderFamily(Spelled):
     openai = "openai"
     anthropic = "anthropic"
     gemini = "gemini"
     baseline = "baseline"
 
 
-class RunStatus(Spelled):
+class RunStatus(
+    Spelled, old={"model_failure": "model-failure", "infra_excluded": "infra-excluded"}
+):
     completed = "completed"
     model_failure = "model-failure"
     infra_excluded = "infra-excluded"
 
 
-class UsageBasis(Spelled):
+class UsageBasis(Spelled, old={"provider_reported": "provider-reported"}):
     provider_reported = "provider-reported"
     estimated = "estimated"
     none = "none"
 
 
-class CostBasis(Spelled):
+class CostBasis(Spelled, old={"estimate": "estimated"}):
     """How a run's cost was obtained."""
 
     measured = "measured"
@@ -113,7 +124,7 @@ class CostBasis(Spelled):
     compute = "compute"
 
 
-class CellCostBasis(Spelled):
+class CellCostBasis(Spelled, old={"estimate": "estimated"}):
     """How a cell's cost was obtained: a run's basis, `mixed` or `none` (no runs)."""
 
     measured = "measured"
@@ -123,16 +134,33 @@ class CellCostBasis(Spelled):
     none = "none"
 
 
-class Outcome(Spelled):
+class Outcome(Spelled, old={"pending_judge": "pending-judge"}):
     passed = "pass"
     failed = "fail"
     pending_judge = "pending-judge"
 
 
-class Verdict(Spelled):
+class Verdict(Spelled, old={"not_applicable": "not-applicable"}):
     """A routing verdict."""
 
     passed = "pass"
     failed = "fail"
     inconclusive = "inconclusive"
     not_applicable = "not-applicable"
+
+
+# Every renamed value, by enum (the table on `methodology/1.0/versioning.md`).
+OLD_SPELLINGS: Final[dict[str, dict[str, str]]] = {
+    enum.__name__: dict(enum._old_spellings)
+    for enum in (
+        Mode,
+        ProviderFamily,
+        RunStatus,
+        UsageBasis,
+        CostBasis,
+        CellCostBasis,
+        Outcome,
+        Verdict,
+    )
+    if enum._old_spellings
+}
