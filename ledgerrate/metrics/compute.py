@@ -11,7 +11,7 @@ from ledgerrate.metrics.intervals import DEFAULT_REPS, edition_seed, keyed_rng
 from ledgerrate.metrics.load import CellKey, EditionInputs
 from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
 from ledgerrate.metrics.routing import Arm, routing_verdict
-from ledgerrate.metrics.void import cross_mode_reasons, void_reasons
+from ledgerrate.metrics.void import accepted_graders, cross_mode_reasons, void_reasons
 from ledgerrate.schema import (
     CellResult,
     EditionManifest,
@@ -74,13 +74,17 @@ def workload_result(
         cell_grades = grades_by_cell.get((model, mode), grades.iloc[0:0])
         data[key] = assemble_cell(key, cell_runs, cell_grades, n)
     crossed = cross_mode_reasons(data)
+    accepted = accepted_graders(workload.id, inputs.registration)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
             d,
             is_reference=key[1] in references,
             seed=seed,
             reps=reps,
-            void_reasons=[*void_reasons(d, inputs.registration), *crossed.get(key, [])],
+            void_reasons=[
+                *void_reasons(d, inputs.registration, accepted),
+                *crossed.get(key, []),
+            ],
             flags=inputs.flags.get(key, []),
             judge_same_family=key[1] in same_family,
         )

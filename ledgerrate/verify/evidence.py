@@ -191,6 +191,9 @@ def check_grades(
     """Re-grade every stored answer whose items are known; check the judge saw no identity."""
     logs = logs if logs is not None else EditionLogs.read(paths.root)
     identities = _identities(manifest)
+    # A grader hash is the hash of the grader's source text: read once per workload, not once
+    # per record (re-reading and tokenising the source cost more than the re-grading itself).
+    grader_hashes: dict[str, str] = {}
     for run_id, (rel, grade) in sorted(latest_grades(logs).items()):
         run = runs.get(run_id)
         if run is None:
@@ -219,13 +222,16 @@ def check_grades(
         if dataset is None or run.status != RunStatus.completed:
             continue
         workload: Workload = lookup(run.workload)
+        grader_hash = grader_hashes.get(run.workload)
+        if grader_hash is None:
+            grader_hash = grader_hashes[run.workload] = workload.grader_hash
         report.expect(
             "grades re-derived",
-            grade.grader_hash == workload.grader_hash,
+            grade.grader_hash == grader_hash,
             file=rel,
             record=run_id,
             field="grader_hash",
-            expected=workload.grader_hash,
+            expected=grader_hash,
             found=grade.grader_hash,
         )
         again = workload.grade(dataset.item(run.item_id), Answer(run.answer or "", run.tool_state))
