@@ -44,7 +44,7 @@ def _per_cell(key, runs, grades, n):
 
 
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(plan=st.lists(RUN, max_size=40), n=st.integers(min_value=1, max_value=4))
 def test_grouped_cells_equal_the_per_cell_rules(build, plan, n) -> None:
