@@ -212,7 +212,8 @@ def ensure_scale_set(out: Path, n_editions: int, n_models: int) -> Path:
     server = ctx.Process(target=_serve, args=(port_q, stop))
     server.start()
     try:
-        base_url = port_q.get(timeout=30)
+        # A spawned interpreter can take long to start on a loaded machine.
+        base_url = port_q.get(timeout=300)
         total = 0
         closing: list[tuple[Path, dt.datetime]] = []
         for index in range(n_editions):

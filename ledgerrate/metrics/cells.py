@@ -138,7 +138,8 @@ def failures_coded(items: pd.DataFrame, code: str) -> int:
     from a bad answer."""
     if items.empty or "failure" not in items:
         return 0
-    failed = items[items["status"] == RunStatus.model_failure]["failure"]
+    # The one column, masked (masking the whole frame first copied every column per cell).
+    failed = items["failure"][(items["status"] == RunStatus.model_failure).to_numpy()]
     return int(sum(isinstance(f, str) and f.split(":", 1)[0] == code for f in failed))
 
 

@@ -6,12 +6,13 @@ import pandas as pd
 
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
-from ledgerrate.metrics.cells import QUALITY_BAR, CellData, assemble_cell, cell_result
+from ledgerrate.metrics.cells import QUALITY_BAR, CellData, cell_result
+from ledgerrate.metrics.grouped import assemble_cells
 from ledgerrate.metrics.intervals import DEFAULT_REPS, edition_seed, keyed_rng
 from ledgerrate.metrics.load import CellKey, EditionInputs
 from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
 from ledgerrate.metrics.routing import Arm, routing_verdict
-from ledgerrate.metrics.void import cross_mode_reasons, void_reasons
+from ledgerrate.metrics.void import accepted_graders, cross_mode_reasons, void_reasons
 from ledgerrate.schema import (
     CellResult,
     EditionManifest,
@@ -63,24 +64,23 @@ def workload_result(
     runs = inputs.runs_of(workload.id)
     grades = inputs.grades_of(workload.id)
 
-    data: dict[CellKey, CellData] = {}
-    # One pass splits the frames by cell (rows keep their order within a cell); a boolean
-    # mask per cell would scan every row once per cell.
-    runs_by_cell = _split(runs)
-    grades_by_cell = _split(grades)
-    for key in _cell_keys(workload, manifest, runs):
-        _, model, mode = key
-        cell_runs = runs_by_cell.get((model, mode), runs.iloc[0:0])
-        cell_grades = grades_by_cell.get((model, mode), grades.iloc[0:0])
-        data[key] = assemble_cell(key, cell_runs, cell_grades, n)
+    # One grouped pass assembles every cell (metrics/grouped.py); a sort, group-by and merge
+    # per cell cost most of `results` at 40 models.
+    data: dict[CellKey, CellData] = assemble_cells(
+        _cell_keys(workload, manifest, runs), runs, grades, n
+    )
     crossed = cross_mode_reasons(data)
+    accepted = accepted_graders(workload.id, inputs.registration)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
             d,
             is_reference=key[1] in references,
             seed=seed,
             reps=reps,
-            void_reasons=[*void_reasons(d, inputs.registration), *crossed.get(key, [])],
+            void_reasons=[
+                *void_reasons(d, inputs.registration, accepted),
+                *crossed.get(key, []),
+            ],
             flags=inputs.flags.get(key, []),
             judge_same_family=key[1] in same_family,
         )

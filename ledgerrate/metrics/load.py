@@ -6,7 +6,7 @@ the frames (object columns) so that no cent is lost before the figures are quant
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,16 +129,18 @@ def grades_frame(records: Iterable[GradeRecord]) -> pd.DataFrame:
     return pd.DataFrame([grade_row(r) for r in records], columns=GRADE_COLUMNS)
 
 
-def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> list:
+def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> Iterator:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
     return _filed(
         ((path, iter_jsonl(path, model)) for path in sorted(folder.glob("*/*/*.jsonl"))), edition
     )
 
 
-def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> list:
-    """The records of each (log path, its records), checked against the cell of their path."""
-    records = []
+def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> Iterator:
+    """The records of each (log path, its records), checked against the cell of their path.
+
+    Streamed: each record becomes a frame row as it is read and is then let go, so an
+    edition's records are never all held as objects at once (only the frame's columns are)."""
     for path, found in logs:
         workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
         for number, record in enumerate(found, start=1):
@@ -152,8 +154,7 @@ def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> list:
                         f"{record.edition}/{'/'.join(found)}, not the cell of this file"
                     ],
                 )
-            records.append(record)
-    return records
+            yield record
 
 
 def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None]:

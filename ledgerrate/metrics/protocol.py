@@ -44,9 +44,10 @@ def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol |
     """The cell's §5 state; None when no counted run has a judge's verdict."""
     if items.empty or "judge_passed" not in items:
         return None
-    judged = items[_known(items["judge_passed"])]
-    if judged.empty:
+    known = _known(items["judge_passed"])
+    if not known.any():  # no judge here: decided without copying the frame
         return None
+    judged = items[known]
     n_judged = len(judged)
     human = judged[_known(judged["human_passed"])]
     sampled = human[human["human_scope"] == "sample"]

@@ -36,8 +36,24 @@ def _accepted_graders(
     return workload.graders_since(sealed.workload_hash, scheme) | {sealed.grader_hash}
 
 
-def void_reasons(data: CellData, registration: Registration | None) -> list[str]:
-    """Reasons one cell is void, judged on its own records."""
+def accepted_graders(workload_id: str, registration: Registration | None) -> frozenset[str] | None:
+    """The grader hashes that may grade `workload_id` in this edition (None: not registered).
+
+    A grader hash is read from the grader's source text, so this is worked out once per
+    workload and handed to `void_reasons` for each of its cells."""
+    sealed = registration.workloads.get(workload_id) if registration else None
+    if sealed is None:
+        return None
+    return _accepted_graders(workload_id, sealed, registration.hash_scheme)
+
+
+def void_reasons(
+    data: CellData,
+    registration: Registration | None,
+    accepted: frozenset[str] | None = None,
+) -> list[str]:
+    """Reasons one cell is void, judged on its own records (`accepted`: the workload's
+    `accepted_graders`, worked out here when not given)."""
     workload = data.key[0]
     items = data.items
     reasons: list[str] = []
@@ -59,10 +75,10 @@ def void_reasons(data: CellData, registration: Registration | None) -> list[str]
             f"runs answered dataset {', '.join(map(_short, answered))}, not the registered "
             f"{_short(sealed.dataset_hash)}"
         )
-    scheme = registration.hash_scheme if registration else LEGACY_SCHEME
-    graders = sorted(
-        set(items["grader_hash"].dropna()) - _accepted_graders(workload, sealed, scheme)
-    )
+    if accepted is None:
+        scheme = registration.hash_scheme if registration else LEGACY_SCHEME
+        accepted = _accepted_graders(workload, sealed, scheme)
+    graders = sorted(set(items["grader_hash"].dropna()) - accepted)
     if graders:
         reasons.append(
             f"graded by grader {', '.join(map(_short, graders))}, not the registered "

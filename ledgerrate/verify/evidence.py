@@ -9,9 +9,10 @@ recorded, and their anonymisation is checked instead.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ledgerrate.generate.dataset import build_dataset, stack_drift
-from ledgerrate.hashing import seed_commitment
+from ledgerrate.hashing import canonical_json, seed_commitment
 from ledgerrate.io import load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
@@ -26,7 +27,7 @@ from ledgerrate.schema import (
 )
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
-from ledgerrate.workloads.base import Answer, Dataset, Workload
+from ledgerrate.workloads.base import Answer, Dataset, Grade, Workload
 
 
 def check_seeds_and_datasets(
@@ -187,10 +188,21 @@ def check_grades(
     lookup,
     report: Report,
     logs: EditionLogs | None = None,
+    *,
+    remember: bool = True,
 ) -> None:
-    """Re-grade every stored answer whose items are known; check the judge saw no identity."""
+    """Re-grade every stored answer whose items are known; check the judge saw no identity.
+
+    Every stored grade is compared with the registered grader's verdict on that run's exact
+    item, answer and tool state. A grader is a pure function of those, so one verdict serves
+    every run that gave the same answer to the same item (`remember`; off, each run is graded
+    on its own, as the benchmark does to show the cost when no two answers agree)."""
     logs = logs if logs is not None else EditionLogs.read(paths.root)
     identities = _identities(manifest)
+    # A grader hash is the hash of the grader's source text: read once per workload, not once
+    # per record (re-reading and tokenising the source cost more than the re-grading itself).
+    grader_hashes: dict[str, str] = {}
+    regrade = _Regrader(datasets, lookup, remember=remember)
     for run_id, (rel, grade) in sorted(latest_grades(logs).items()):
         run = runs.get(run_id)
         if run is None:
@@ -219,16 +231,19 @@ def check_grades(
         if dataset is None or run.status != RunStatus.completed:
             continue
         workload: Workload = lookup(run.workload)
+        grader_hash = grader_hashes.get(run.workload)
+        if grader_hash is None:
+            grader_hash = grader_hashes[run.workload] = workload.grader_hash
         report.expect(
             "grades re-derived",
-            grade.grader_hash == workload.grader_hash,
+            grade.grader_hash == grader_hash,
             file=rel,
             record=run_id,
             field="grader_hash",
-            expected=workload.grader_hash,
+            expected=grader_hash,
             found=grade.grader_hash,
         )
-        again = workload.grade(dataset.item(run.item_id), Answer(run.answer or "", run.tool_state))
+        again = regrade(run.workload, run.item_id, run.answer or "", run.tool_state)
         if again.deterministic_pass and again.needs_judge:
             expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
         else:
@@ -253,6 +268,34 @@ def check_grades(
             expected=derived,
             found=stored,
         )
+
+
+class _Regrader:
+    """The registered grader's verdict on (workload, item, answer, tool state), each distinct
+    input graded once when `remember` is set."""
+
+    def __init__(self, datasets: dict[str, Dataset], lookup, *, remember: bool) -> None:
+        self._datasets = datasets
+        self._lookup = lookup
+        self._remember = remember
+        self._seen: dict[tuple[str, str, str, str | None], Grade] = {}
+
+    def __call__(
+        self, workload_id: str, item_id: str, text: str, tool_state: dict[str, Any] | None
+    ) -> Grade:
+        key = (
+            workload_id,
+            item_id,
+            text,
+            None if tool_state is None else canonical_json(tool_state),
+        )
+        if self._remember and key in self._seen:
+            return self._seen[key]
+        item = self._datasets[workload_id].item(item_id)
+        grade = self._lookup(workload_id).grade(item, Answer(text, tool_state))
+        if self._remember:
+            self._seen[key] = grade
+        return grade
 
 
 def _identities(manifest: EditionManifest) -> set[str]:

@@ -1,0 +1,127 @@
+"""Every cell of a workload assembled in one grouped pass over its frames.
+
+`cells.assemble_cell` states the rules for one cell (the published sitting, the counted attempt
+per item, the live grade). Applied cell by cell it sorts, groups and merges small frames a few
+times per cell, and that per-cell overhead grew to most of the cost of `results` at 40 models.
+Here the same rules run once over all of a workload's rows: one sort and one group-by for the
+counted attempts of every (cell, sitting, item), one for the latest grade of every run, one
+merge. Each cell then gets its slice, rows in the order the per-cell rules give them, so every
+figure is the same to the last bit (tests/metrics/test_grouped_cells.py checks the two against
+each other). Cells with no counted attempt take the per-cell path: they are few and cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ledgerrate.metrics.cells import UNGRADED, CellData, assemble_cell
+from ledgerrate.metrics.load import GRADE_COLUMNS, RUN_COLUMNS, CellKey
+from ledgerrate.metrics.sittings import INFRA
+from ledgerrate.schema import Outcome, RunStatus
+
+CELL = ["model", "mode"]
+# The per-cell sort keys of `counted_attempts` and `latest_grades`, behind the cell's own keys.
+ATTEMPT_ORDER = [*CELL, "sitting", "item_id", "attempt", "finished_at", "run_id"]
+GRADE_ORDER = [*CELL, "run_id", "revision", "graded_at"]
+GRADE_ONLY = [c for c in GRADE_COLUMNS if c not in RUN_COLUMNS]
+
+
+def _parts(frame: pd.DataFrame, by: list[str]) -> dict[tuple, pd.DataFrame]:
+    if frame.empty:
+        return {}
+    return {key: part for key, part in frame.groupby(by, sort=False)}
+
+
+def _published_sittings(
+    runs: pd.DataFrame, counted: pd.DataFrame, n_expected: int
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """(model, mode) → (published sitting, other sittings), as `sittings.choose_sitting`."""
+    items_counted = counted.groupby([*CELL, "sitting"], sort=False).size().to_dict()
+    chosen: dict[tuple[str, str], tuple[int, int]] = {}
+    sittings_of = runs.groupby(CELL, sort=False)["sitting"].unique()
+    for (model, mode), found in sittings_of.items():
+        sittings = sorted(int(s) for s in found)
+        complete = [s for s in sittings if items_counted.get((model, mode, s), 0) >= n_expected]
+        chosen[(model, mode)] = (complete[-1] if complete else sittings[-1], len(sittings) - 1)
+    return chosen
+
+
+def _in_sitting(frame: pd.DataFrame, chosen: dict[tuple[str, str], tuple[int, int]]) -> pd.Series:
+    """Rows of `frame` in their cell's published sitting."""
+    published = [
+        chosen[(model, mode)][0] == sitting
+        for model, mode, sitting in zip(
+            frame["model"], frame["mode"], frame["sitting"], strict=True
+        )
+    ]
+    return pd.Series(published, index=frame.index, dtype=bool)
+
+
+def assemble_cells(
+    keys: Iterable[CellKey], runs: pd.DataFrame, grades: pd.DataFrame, n_expected: int
+) -> dict[CellKey, CellData]:
+    """`assemble_cell` for every key of one workload, from that workload's runs and grades."""
+    keys = list(keys)
+    if runs.empty:
+        return {key: assemble_cell(key, runs, grades, n_expected) for key in keys}
+    eligible = runs[runs["status"] != INFRA]
+    ordered = eligible.sort_values(ATTEMPT_ORDER, kind="stable")
+    # Per (cell, sitting, item) the last attempt that was not an infrastructure exclusion.
+    counted_any = ordered.groupby([*CELL, "sitting", "item_id"], sort=False).tail(1)
+    chosen = _published_sittings(runs, counted_any, n_expected)
+
+    counted = counted_any[_in_sitting(counted_any, chosen)]
+    in_sitting = runs[_in_sitting(runs, chosen)]
+    eligible_in = int_counts(in_sitting[in_sitting["status"] != INFRA])
+    counted_in = int_counts(counted)
+
+    # The latest grade of each counted run, per cell (a cell's grades are matched to its runs).
+    wanted = counted[[*CELL, "run_id"]].drop_duplicates()
+    graded = grades.merge(wanted, on=[*CELL, "run_id"], how="inner") if not grades.empty else grades
+    live = (
+        graded.sort_values(GRADE_ORDER, kind="stable")
+        .groupby([*CELL, "run_id"], sort=False)
+        .tail(1)
+    )
+    joined = counted.merge(live[[*CELL, "run_id", *GRADE_ONLY]], on=[*CELL, "run_id"], how="left")
+    joined["outcome"] = [
+        Outcome.failed
+        if status == RunStatus.model_failure
+        else (UNGRADED if pd.isna(o) else Outcome(o))
+        for status, o in zip(joined["status"], joined["outcome"], strict=True)
+    ]
+
+    all_runs = _parts(runs, CELL)
+    items_by_cell = _parts(joined, CELL)
+    infra_by_cell = _parts(in_sitting[in_sitting["status"] == INFRA], CELL)
+    empty_runs = runs.iloc[0:0]
+    cells: dict[CellKey, CellData] = {}
+    for key in keys:
+        _, model, mode = key
+        items = items_by_cell.get((model, mode))
+        if items is None:  # no runs, or none counted: the per-cell rules, on this cell alone
+            cell_grades = grades[(grades["model"] == model) & (grades["mode"] == mode)]
+            cell_runs = all_runs.get((model, mode), empty_runs)
+            cells[key] = assemble_cell(key, cell_runs, cell_grades, n_expected)
+            continue
+        sitting, others = chosen[(model, mode)]
+        cells[key] = CellData(
+            key=key,
+            n_expected=n_expected,
+            sitting=sitting,
+            other_sittings=others,
+            items=items.reset_index(drop=True),
+            infra=infra_by_cell.get((model, mode), empty_runs),
+            superseded=eligible_in.get((model, mode), 0) - counted_in.get((model, mode), 0),
+            all_runs=all_runs[(model, mode)],
+        )
+    return cells
+
+
+def int_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """Rows per (model, mode)."""
+    if frame.empty:
+        return {}
+    return {key: int(v) for key, v in frame.groupby(CELL, sort=False).size().items()}
