@@ -41,8 +41,7 @@ def accepted_graders(workload_id: str, registration: Registration | None) -> fro
 
     A grader hash is read from the grader's source text, so this is worked out once per
     workload and handed to `void_reasons` for each of its cells."""
-    sealed = registration.workloads.get(workload_id) if registration else None
-    if sealed is None:
+    if registration is None or (sealed := registration.workloads.get(workload_id)) is None:
         return None
     return _accepted_graders(workload_id, sealed, registration.hash_scheme)
 
