@@ -278,8 +278,9 @@ def server_time(
     edition: EditionDir,
     model: Annotated[str, typer.Option(help="A locally served model of the edition.")],
 ) -> None:
-    """A local model's server time and spend rebuilt from its recorded call clocks (calls
-    served one at a time), beside the figures as recorded: see ledgerrate/server_time.py."""
+    """A local model's server time and spend, rebuilt from its recorded call clocks.
+
+    A call was served from the later of its start and the previous call's end (one slot)."""
     from ledgerrate.server_time import cell_line, edition_server_time, summary_line
 
     time = edition_server_time(edition, model)
