@@ -17,7 +17,7 @@ and the least CPU of each side is kept, so a burst of load on a shared machine f
 
     .venv/bin/python benchmarks/drilldown_build.py [--editions editions]
     .venv/bin/python benchmarks/drilldown_build.py --scale /work/scale/q20   # 40 models: 7,800 runs
-    ... --profile     # cProfile of the drill-down stage of the last "with" build, top functions
+    ... --profile     # then one more "with" build, its drill-down stage under cProfile
 
 `--scale OUT` makes (once, cached under OUT) or reuses the set of `benchmarks/scale_set.py`. The
 last line is the ratio the issue asks for: cold build CPU with ÷ without the drill-down pages.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 # Run as a script, this folder is on sys.path, so its siblings import plainly.
 from build_speed import regrade_once
-from measure import PEAK_KB, Measured, measure
+from measure import PEAK_KB, REPO, Measured, measure
 from scale_set import ensure_scale_set
 
 # The child: one build, with the drill-down stage timed (and optionally profiled) or switched
@@ -161,26 +161,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-drilldown-") as tmp:
         scratch = Path(tmp)
         sides: dict[str, list[list[Build]]] = {"without": [], "with": []}
-        for round_ in range(args.rounds):
-            last = round_ == args.rounds - 1
+        for _ in range(args.rounds):
             for side in sides:  # interleaved, so the machine's load falls on both alike
-                profile = (
-                    scratch / "drill.prof" if args.profile and last and side == "with" else None
-                )
-                rows = build_side(side, editions, scratch, one_log=args.one_log, profile=profile)
+                rows = build_side(side, editions, scratch, one_log=args.one_log, profile=None)
                 sides[side].append(rows)
                 for row in rows:
                     print(row.line(), flush=True)
         pages = sum(1 for _ in (scratch / "out-with" / "docs" / "runs").rglob("index.md"))
         if args.profile:
-            print("\nprofile of the drill-down stage (last 'with' cold build), by own time:")
-            stats = pstats.Stats(str(scratch / "drill.prof"))
+            # An extra build, not counted above: the profiler slows what it watches.
+            prof = scratch / "drill.prof"
+            profiled = build_side("with", editions, scratch, one_log=False, profile=prof)
+            print(f"\n{profiled[0].line()}  (profiled, not in the ratios)")
+            print("profile of the drill-down stage, by own time, then cumulative:")
+            stats = pstats.Stats(str(prof))
             stats.sort_stats("tottime").print_stats(18)
             stats.sort_stats("cumulative").print_stats(18)
     best = {
         side: [min(rs, key=lambda b: b.cpu) for rs in zip(*runs, strict=True)]
         for side, runs in sides.items()
     }
+    # The children import the package of this benchmark's own tree (their working folder).
+    print(f"(code: {REPO / 'ledgerrate'}; load now {_load()})")
     print(f"({count_runs(editions)} run records in {editions}; {pages} drill-down pages)")
     for without, with_ in zip(best["without"], best["with"], strict=True):
         name = without.label.split(": ", 1)[1]
