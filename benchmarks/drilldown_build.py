@@ -1,108 +1,199 @@
-"""The build with the explore pages (per-cell run drill-downs, compare pages, table downloads,
-gap chart, frontier) against the build without them, side by side in this one run.
+"""The build with the per-cell drill-down pages against the same build without them, side by
+side in this one run, on the bundled editions or on a real-sized scale set.
 
-"before" is the toolchain at the commit before the explore pages were added (exported with
-`git archive` and imported ahead of the checkout through PYTHONPATH); "after" is this checkout.
-Each build runs in a fresh process on its own scratch copy of the same editions:
+Both sides are this checkout. "without" is the same build with the drill-down stage switched
+off in the child process (`render_drilldowns` writes nothing, and the results tables' "N runs"
+cells are plain text instead of links, so `mkdocs --strict` sees no dangling link); "with" is
+the build as shipped. Each build runs in a fresh process on its own scratch copy of the same
+editions (a first build seals publications into the edition folders):
 
   cold          empty build folder and cache
-  one log       a re-grade appended to one grade log of the newest edition (same outcome):
-                the pages of that cell are remade, every other drill-down comes from the cache
+  one log       (--one-log) a re-grade appended to one grade log of the newest edition (same
+                outcome): that cell's page is remade, every other drill-down comes from the cache
 
-    .venv/bin/python benchmarks/drilldown_build.py [--editions editions] [--base REV]
+For each build: the toolchain's CPU and wall, the share of it spent inside mkdocs, and the
+drill-down stage's own CPU. The sides run interleaved (`--rounds`: without, with, without, ...)
+and the least CPU of each side is kept, so a burst of load on a shared machine falls on both.
 
-`--editions` may name a scale set made by `benchmarks/scale_set.py` (10^3–10^4 runs). The last
-line is the ratio the issue asks for: cold build CPU after ÷ before.
+    .venv/bin/python benchmarks/drilldown_build.py [--editions editions]
+    .venv/bin/python benchmarks/drilldown_build.py --scale /work/scale/q20   # 40 models: 7,800 runs
+    ... --profile     # then one more "with" build, its drill-down stage under cProfile
+
+`--scale OUT` makes (once, cached under OUT) or reuses the set of `benchmarks/scale_set.py`. The
+last line is the ratio the issue asks for: cold build CPU with ÷ without the drill-down pages.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import os
+import pstats
 import shutil
-import subprocess
-import tarfile
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 # Run as a script, this folder is on sys.path, so its siblings import plainly.
 from build_speed import regrade_once
-from measure import PEAK_KB, REPO, TIMED_BUILD, Measured, measure
+from measure import PEAK_KB, REPO, Measured, measure
+from scale_set import ensure_scale_set
+
+# The child: one build, with the drill-down stage timed (and optionally profiled) or switched
+# off. mkdocs runs in-process (build.run_engine), so its CPU is the process time around it.
+CHILD = """
+import cProfile, json, time
+from pathlib import Path
+from markupsafe import Markup
+from ledgerrate.publish import build as b, drilldown as d
+spent = {{"engine_cpu_s": 0.0, "engine_wall_s": 0.0, "drill_cpu_s": 0.0, "drill_wall_s": 0.0}}
+real_engine, real_drill = b.run_engine, d.render_drilldowns
+def engine(*args, **kwargs):
+    t, w = time.process_time(), time.perf_counter()
+    real_engine(*args, **kwargs)
+    spent["engine_cpu_s"] += time.process_time() - t
+    spent["engine_wall_s"] += time.perf_counter() - w
+def drill(*args, **kwargs):
+    t, w = time.process_time(), time.perf_counter()
+    if {profile!r}:
+        prof = cProfile.Profile()
+        written = prof.runcall(real_drill, *args, **kwargs)
+        prof.dump_stats({profile!r})
+    else:
+        written = real_drill(*args, **kwargs)
+    spent["drill_cpu_s"] += time.process_time() - t
+    spent["drill_wall_s"] += time.perf_counter() - w
+    return written
+b.run_engine = engine
+if {with_drill!r}:
+    d.render_drilldowns = drill
+else:
+    d.render_drilldowns = lambda *args, **kwargs: 0
+    d.link = lambda cell, edition_id, root, text="runs": Markup(str(text))
+t, w = time.process_time(), time.perf_counter()
+b.build_site(Path({editions!r}), Path({out!r}), engine="mkdocs")
+print(json.dumps({{"build_cpu_s": time.process_time() - t, "build_wall_s": time.perf_counter() - w,
+                  **spent, "peak_rss_kb": {peak}}}))
+"""
 
 
-def timed_build(label: str, editions: Path, out: Path, env: dict[str, str]) -> Measured:
-    code = TIMED_BUILD.format(editions=str(editions), out=str(out), engine="mkdocs", peak=PEAK_KB)
-    return measure(label, code, env)
+@dataclass(frozen=True)
+class Build:
+    label: str
+    m: Measured
+
+    @property
+    def cpu(self) -> float:
+        return self.m.inner["build_cpu_s"]
+
+    @property
+    def wall(self) -> float:
+        return self.m.inner["build_wall_s"]
+
+    def line(self) -> str:
+        i = self.m.inner
+        share = i["engine_cpu_s"] / self.cpu
+        return (
+            f"{self.label:<30} cpu {self.cpu:7.2f} s  wall {self.wall:7.2f} s  "
+            f"mkdocs cpu {i['engine_cpu_s']:7.2f} s ({share:4.0%})  "
+            f"drill-downs cpu {i['drill_cpu_s']:6.2f} s  wall {i['drill_wall_s']:6.2f} s  "
+            f"peak {self.m.peak_rss_mb:5.0f} MB  load {_load()}"
+        )
 
 
-ADDED = "ledgerrate/publish/drilldown.py"
+def _load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def base_commit() -> str:
-    """The parent of the commit that added the drill-down module."""
-    added = subprocess.run(
-        ["git", "-C", str(REPO), "log", "--diff-filter=A", "--format=%H", "--", ADDED],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    if not added:
-        raise SystemExit(f"{ADDED} is not in this checkout's history; pass --base REV")
-    return f"{added[-1]}^"
+def timed_build(
+    label: str, editions: Path, out: Path, *, with_drill: bool, profile: Path | None
+) -> Build:
+    code = CHILD.format(
+        editions=str(editions),
+        out=str(out),
+        with_drill=with_drill,
+        profile=str(profile) if profile else "",
+        peak=PEAK_KB,
+    )
+    return Build(label, measure(label, code, {**os.environ}))
 
 
-def export(rev: str, dest: Path) -> Path:
-    """The package at `rev`, unpacked into `dest` (what PYTHONPATH puts first)."""
-    data = subprocess.run(
-        ["git", "-C", str(REPO), "archive", "--format=tar", rev, "ledgerrate"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        archive.extractall(dest, filter="data")
-    return dest
-
-
-def build_pair(label: str, editions: Path, scratch: Path, env: dict[str, str]) -> list[Measured]:
-    copy = scratch / f"editions-{label}"
+def build_side(
+    side: str, editions: Path, scratch: Path, *, one_log: bool, profile: Path | None
+) -> list[Build]:
+    copy = scratch / f"editions-{side}"
+    shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(editions, copy)
-    out = scratch / f"out-{label}"
-    cold = timed_build(f"{label}: cold build", copy, out, env=env)
-    newest = sorted(p for p in copy.iterdir() if (p / "edition.yaml").is_file())[-1]
-    regrade_once(newest)
-    one = timed_build(f"{label}: one grade log changed", copy, out, env=env)
-    return [cold, one]
+    out = scratch / f"out-{side}"
+    shutil.rmtree(out, ignore_errors=True)
+    with_drill = side == "with"
+    rows = [timed_build(f"{side}: cold", copy, out, with_drill=with_drill, profile=profile)]
+    if one_log:
+        newest = sorted(p for p in copy.iterdir() if (p / "edition.yaml").is_file())[-1]
+        regrade_once(newest)
+        rows.append(
+            timed_build(f"{side}: one log changed", copy, out, with_drill=with_drill, profile=None)
+        )
+    return rows
+
+
+def count_runs(editions: Path) -> int:
+    """Registered run records over every edition (what the drill-down pages show)."""
+    total = 0
+    for log in editions.glob("*/runs/*/*/*.jsonl"):
+        with log.open("rb") as handle:
+            total += sum(1 for line in handle if line.strip())
+    return total
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--editions", type=Path, default=REPO / "editions")
-    parser.add_argument("--base", default=None, help="the 'before' revision")
+    parser.add_argument("--editions", type=Path, default=None)
+    parser.add_argument("--scale", type=Path, default=None, help="scale set folder (made once)")
+    parser.add_argument("--models", type=int, default=40, help="models of the scale set")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--one-log", action="store_true", help="also time a one-log rebuild")
+    parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    rev = args.base or base_commit()
+    if args.scale is not None:
+        editions = ensure_scale_set(args.scale.resolve(), 1, args.models)
+    else:
+        editions = (args.editions or Path(__file__).resolve().parents[1] / "editions").resolve()
     with tempfile.TemporaryDirectory(prefix="bench-drilldown-") as tmp:
         scratch = Path(tmp)
-        old = export(rev, scratch / "before")
-        before_env = {**os.environ, "PYTHONPATH": str(old)}
-        after_env = {**os.environ, "PYTHONPATH": ""}
-        editions = args.editions.resolve()
-        # Interleaved so a change in the machine's load falls on both sides alike.
-        before = build_pair("before", editions, scratch, before_env)
-        after = build_pair("after", editions, scratch, after_env)
-        runs = sum(1 for _ in editions.glob("*/runs/*/*/*.jsonl"))
-        pages = sum(1 for _ in (scratch / "out-after" / "docs" / "runs").rglob("index.md"))
-        for row in [*before, *after]:
-            print(row.line())
-        print(f"(before = {rev}; {runs} run logs; {pages} drill-down pages after)")
-        for b, a in zip(before, after, strict=True):
-            name = b.label.split(": ", 1)[1]
-            print(
-                f"{name:<22} after / before: cpu {a.process_cpu_s / b.process_cpu_s:.3f}  "
-                f"wall {a.wall_s / b.wall_s:.3f}"
-            )
-        ratio = after[0].process_cpu_s / before[0].process_cpu_s
-        print(f"cold build cpu, after / before = {ratio:.3f}")
+        sides: dict[str, list[list[Build]]] = {"without": [], "with": []}
+        for _ in range(args.rounds):
+            for side in sides:  # interleaved, so the machine's load falls on both alike
+                rows = build_side(side, editions, scratch, one_log=args.one_log, profile=None)
+                sides[side].append(rows)
+                for row in rows:
+                    print(row.line(), flush=True)
+        pages = sum(1 for _ in (scratch / "out-with" / "docs" / "runs").rglob("index.md"))
+        if args.profile:
+            # An extra build, not counted above: the profiler slows what it watches.
+            prof = scratch / "drill.prof"
+            profiled = build_side("with", editions, scratch, one_log=False, profile=prof)
+            print(f"\n{profiled[0].line()}  (profiled, not in the ratios)")
+            print("profile of the drill-down stage, by own time, then cumulative:")
+            stats = pstats.Stats(str(prof))
+            stats.sort_stats("tottime").print_stats(18)
+            stats.sort_stats("cumulative").print_stats(18)
+    best = {
+        side: [min(rs, key=lambda b: b.cpu) for rs in zip(*runs, strict=True)]
+        for side, runs in sides.items()
+    }
+    # The children import the package of this benchmark's own tree (their working folder).
+    print(f"(code: {REPO / 'ledgerrate'}; load now {_load()})")
+    print(f"({count_runs(editions)} run records in {editions}; {pages} drill-down pages)")
+    for without, with_ in zip(best["without"], best["with"], strict=True):
+        name = without.label.split(": ", 1)[1]
+        print(
+            f"{name:<16} with / without: cpu {with_.cpu / without.cpu:.3f}  "
+            f"wall {with_.wall / without.wall:.3f}  "
+            f"(mkdocs cpu {with_.m.inner['engine_cpu_s'] / without.m.inner['engine_cpu_s']:.3f}; "
+            f"best of {args.rounds})"
+        )
+    ratio = best["with"][0].cpu / best["without"][0].cpu
+    print(f"cold build cpu, with / without drill-down pages = {ratio:.3f}")
 
 
 if __name__ == "__main__":

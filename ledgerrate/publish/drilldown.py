@@ -16,18 +16,19 @@ unchanged, so the pages cost nothing on a rebuild that changes no record.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, Template
 from markupsafe import Markup
 
 from ledgerrate.io import FileProblem, iter_jsonl
 from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.load import Edition
-from ledgerrate.publish.safe import segment
+from ledgerrate.publish.safe import pre_block, segment
 from ledgerrate.run.bodies import restore
 from ledgerrate.schema import CellResult, GradeRecord, RunRecord, RunStatus
 
@@ -37,6 +38,9 @@ TEMPLATE = "run_cell.md.j2"
 INPUT_LIMIT = 3000
 ANSWER_LIMIT = 4000
 TOOL_LIMIT = 2000
+# Escaped texts kept per build for what every cell of a workload shows alike (the registered
+# item's input and expected answer, the same for each model and mode): a bound, not a need.
+SHARED_TEXTS = 1024
 
 
 def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:
@@ -61,6 +65,7 @@ class Attempt:
     messages: list[dict[str, str]]  # role, text: what the model was sent
     request_json: str | None  # the request when it is not a chat body (e.g. a baseline's)
     truth: Any  # the expected answer; None when withheld or not published
+    truth_json: str | None  # the same as indented JSON, made once per item of the dataset
     files: list[str]  # dataset files of the item, relative to the data folder
 
 
@@ -110,9 +115,11 @@ def _input(run: RunRecord, root: Path) -> tuple[list[dict[str, str]], str | None
 
 @dataclass
 class Published:
-    """The item's published dataset: truth per item id, and file names per item."""
+    """The item's published dataset: truth per item id (and as indented JSON), and file names
+    per item. Read once per workload: every cell of the workload shows the same items."""
 
     truth: dict[str, Any]
+    truth_json: dict[str, str]
     files: dict[str, list[str]]
 
 
@@ -134,7 +141,13 @@ def published_dataset(docs: Path, edition_id: str, workload: str) -> Published |
         )
         for item in content.get("items", [])
     }
-    return Published(truth, files)
+    # As the site's `tojson_text` filter writes it (pages.make_env).
+    truth_json = {
+        item_id: json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        for item_id, value in truth.items()
+        if value is not None
+    }
+    return Published(truth, truth_json, files)
 
 
 def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> list[Attempt]:
@@ -159,6 +172,7 @@ def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> l
                 messages=messages,
                 request_json=request_json,
                 truth=dataset.truth.get(run.item_id) if dataset else None,
+                truth_json=dataset.truth_json.get(run.item_id) if dataset else None,
                 files=dataset.files.get(run.item_id, []) if dataset else [],
             )
         )
@@ -166,9 +180,14 @@ def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> l
 
 
 def _render(
-    env: Environment, edition: Edition, cell: CellResult, name: str, docs: Path, root: str
+    template: Template,
+    shared_pre: Callable[..., Markup],
+    edition: Edition,
+    cell: CellResult,
+    dataset: Published | None,
+    name: str,
+    root: str,
 ) -> bytes:
-    dataset = published_dataset(docs, edition.id, cell.workload)
     released = edition.seeds is not None and cell.workload in edition.seeds.seeds
     ctx = {
         "root": root,
@@ -189,20 +208,39 @@ def _render(
         "anchor": anchor,
         "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT, "tool": TOOL_LIMIT},
         "infra": RunStatus.infra_excluded,
+        "pre_shared": shared_pre,
     }
-    text = env.get_template(TEMPLATE).render(ctx)
+    text = template.render(ctx)
     return (text.rstrip("\n") + "\n").encode("utf-8")
 
 
 def render_drilldowns(
     env: Environment, editions: list[Edition], docs: Path, cache: BuildCache
 ) -> int:
-    """Write every cell's drill-down page; returns how many were written."""
+    """Write every cell's drill-down page; returns how many were written.
+
+    One compiled template for every page; each workload's published dataset is read once (on
+    the first of its cells not in the cache); each cell's two logs are parsed once; the escaped
+    input and expected answer of an item are made once and reused on every page that shows it."""
+    template = env.get_template(TEMPLATE)
+    shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
+    datasets: dict[tuple[str, str], Published | None] = {}
+
+    def dataset_of(edition_id: str, workload: str) -> Published | None:
+        if (edition_id, workload) not in datasets:
+            datasets[edition_id, workload] = published_dataset(docs, edition_id, workload)
+        return datasets[edition_id, workload]
+
+    def make(edition: Edition, cell: CellResult, name: str, root: str) -> bytes:
+        dataset = dataset_of(edition.id, cell.workload)
+        return _render(template, shared_pre, edition, cell, dataset, name, root)
+
     written = 0
     for edition in editions:
         names = {m.id: m.name for m in edition.manifest.models}
         manifest_digest = cache.file_digest(edition.paths.manifest)
         for workload in edition.results.workloads:
+            datasets.clear()  # one workload's dataset held at a time
             dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
             dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
             for cell in workload.cells:
@@ -223,10 +261,8 @@ def render_drilldowns(
                     edition.seeds is not None and cell.workload in edition.seeds.seeds,
                     [cache.file_digest(p) if p.exists() else None for p in logs],
                 )
-                make = partial(
-                    _render, env, edition, cell, names.get(cell.model, cell.model), docs, root
-                )
-                page = cache.product("drilldown", key, make)
+                name = names.get(cell.model, cell.model)
+                page = cache.product("drilldown", key, partial(make, edition, cell, name, root))
                 write_plain(docs / rel / "index.md", page)
                 written += 1
     return written

@@ -1,0 +1,73 @@
+"""The drill-down stage does each shared piece of work once per build: one compiled template
+for every page, one read of a workload's published dataset for all its cells, and the escaped
+input of an item reused on every page that shows it, with the pages unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ledgerrate.publish import drilldown
+from ledgerrate.publish.cache import BuildCache
+from ledgerrate.publish.render import render_into
+
+from .factory import WL, write_edition
+
+
+def _edition(tmp_path: Path) -> tuple[Path, dict]:
+    root = tmp_path / "editions"
+    return root, {"2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True)}
+
+
+def _render(tmp_path: Path, name: str, root: Path, fixtures: dict) -> tuple[Path, int]:
+    cells = sum(len(w.cells) for r in fixtures.values() for w in r.workloads)
+    docs = tmp_path / name
+    cache = BuildCache.open(tmp_path / f"cache-{name}")
+    render_into(root, docs, results_fn=lambda p: fixtures[Path(p).name], cache=cache)
+    return docs, cells
+
+
+def test_dataset_read_and_template_fetched_once_per_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[tuple[str, str]] = []
+    real_read = drilldown.published_dataset
+
+    def counted(docs: Path, edition_id: str, workload: str):
+        reads.append((edition_id, workload))
+        return real_read(docs, edition_id, workload)
+
+    monkeypatch.setattr(drilldown, "published_dataset", counted)
+    fetched: list[str] = []
+    real_stage = drilldown.render_drilldowns
+
+    def stage(env, editions, docs, cache):
+        real_get = env.get_template
+
+        def get_template(name, *args, **kwargs):
+            fetched.append(name)
+            return real_get(name, *args, **kwargs)
+
+        env.get_template = get_template
+        return real_stage(env, editions, docs, cache)
+
+    monkeypatch.setattr(drilldown, "render_drilldowns", stage)
+    _, cells = _render(tmp_path, "docs", *_edition(tmp_path))
+    assert cells > 1  # more than one cell of the workload, so "once" is not "per cell"
+    assert sorted(reads) == sorted(set(reads)) == [("2026-07", WL)]
+    assert fetched.count(drilldown.TEMPLATE) == 1
+
+
+def test_shared_escaping_leaves_every_page_as_plain_escaping_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, fixtures = _edition(tmp_path)
+    shared_docs, _ = _render(tmp_path, "shared", root, fixtures)
+    # The same build with the remembered escaping off: pre() itself, on every call.
+    monkeypatch.setattr(drilldown, "lru_cache", lambda maxsize: lambda f: f)
+    plain_docs, _ = _render(tmp_path, "plain", root, fixtures)
+    pages = sorted(p.relative_to(shared_docs) for p in (shared_docs / "runs").rglob("index.md"))
+    assert pages
+    for rel in pages:
+        assert (shared_docs / rel).read_bytes() == (plain_docs / rel).read_bytes(), rel
