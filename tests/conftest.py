@@ -130,7 +130,17 @@ def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
         yield
 
 
-def remembering(build: Callable[..., Dataset]) -> Callable[..., Dataset]:
+# One folder per test run, shared by the xdist workers and by every subprocess a test starts:
+# made by the controlling process before the workers start (they inherit the environment), and
+# removed when the run ends.
+RUN_DIR_ENV = "LEDGERRATE_TEST_RUN_DIR"
+# The build's per-machine product cache (datasets, PDFs, bundles): pointed at this run's folder,
+# so tests never read or fill the developer's own cache, and the site builds of one run (the
+# browser test's, the wheel install's, the fresh clone's) share what they make.
+BUILD_CACHE_ENV = "LEDGERRATE_CACHE_DIR"
+
+
+def remembering(build: Callable[..., Dataset], shelf: Path | None = None) -> Callable[..., Dataset]:
     """`build_dataset` that hands back what it built before for the same registered workload
     code, seed and n, as a deep copy.
 
@@ -142,8 +152,8 @@ def remembering(build: Callable[..., Dataset]) -> Callable[..., Dataset]:
     generation happen calls the workload's `generate` (or a fresh process), as the determinism
     tests do.
 
-    What one test process built is also shelved for the others of the same run (the two xdist
-    workers otherwise each generate the bundled editions' datasets): see `_shelved`."""
+    With a `shelf` folder, what one test process built is also there for the others of the same
+    run (the two xdist workers otherwise each generate the bundled editions' datasets)."""
     held: dict[tuple[str, str, int, int], Dataset] = {}
 
     @functools.wraps(build)
@@ -157,32 +167,28 @@ def remembering(build: Callable[..., Dataset]) -> Callable[..., Dataset]:
             return build(wl, seed, n)
         key = (wl.id, wl.generator_hash, seed, n)
         if key not in held:
-            held[key] = _shelved(key, lambda: build(wl, seed, n))
+            held[key] = _shelved(shelf, key, lambda: build(wl, seed, n))
         return copy.deepcopy(held[key])
 
     return build_dataset
 
 
-# One folder per test run, shared by the xdist workers: made by the controlling process before
-# the workers start (they inherit its environment), removed when the run ends.
-RUN_DIR_ENV = "LEDGERRATE_TEST_RUN_DIR"
-
-
-def _shelved(key: tuple[str, str, int, int], make: Callable[[], Dataset]) -> Dataset:
+def _shelved(
+    shelf: Path | None, key: tuple[str, str, int, int], make: Callable[[], Dataset]
+) -> Dataset:
     """The dataset another process of this run shelved under `key`, else made and shelved.
 
     Pickle, because a dataset holds bytes and Decimals that its JSON content does not round-trip;
     the folder is this run's own, written only by its processes. Two processes may make the same
-    dataset at once: each writes its own file and renames it into place, and both are the same
-    bytes."""
-    run_dir = os.environ.get(RUN_DIR_ENV)
-    if not run_dir:
+    dataset at once: each writes its own file and renames it into place, and either copy is the
+    same bytes."""
+    if shelf is None:
         return make()
-    path = Path(run_dir) / "datasets" / f"{hashlib.sha256(repr(key).encode()).hexdigest()}.pickle"
+    path = shelf / (hashlib.sha256(repr(key).encode()).hexdigest()[:32] + ".pickle")
     if path.exists():
         return pickle.loads(path.read_bytes())
     dataset = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    shelf.mkdir(parents=True, exist_ok=True)
     staged = path.with_suffix(f".{os.getpid()}.tmp")
     staged.write_bytes(pickle.dumps(dataset, protocol=pickle.HIGHEST_PROTOCOL))
     os.replace(staged, path)
@@ -206,14 +212,19 @@ def _controls_the_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Datasets are built once per test run: installed before any test module is imported,
-    so every `from ledgerrate.generate.dataset import build_dataset` binds the remembering one."""
+    """The run's shared folder, then datasets built once per run: the remembering build is
+    installed before any test module is imported, so every
+    `from ledgerrate.generate.dataset import build_dataset` binds it."""
     if _controls_the_run(config):
-        os.environ[RUN_DIR_ENV] = tempfile.mkdtemp(prefix="ledgerrate-tests-")
-    _bind_build_dataset(remembering(_ORIGINAL_BUILD))
+        run_dir = Path(tempfile.mkdtemp(prefix="ledgerrate-tests-"))
+        os.environ[RUN_DIR_ENV] = str(run_dir)
+        os.environ[BUILD_CACHE_ENV] = str(run_dir / "build-cache")
+    run_dir = Path(os.environ[RUN_DIR_ENV])
+    _bind_build_dataset(remembering(_ORIGINAL_BUILD, run_dir / "datasets"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _bind_build_dataset(_ORIGINAL_BUILD)
     if _controls_the_run(config) and RUN_DIR_ENV in os.environ:
         shutil.rmtree(os.environ.pop(RUN_DIR_ENV), ignore_errors=True)
+        os.environ.pop(BUILD_CACHE_ENV, None)
