@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
-import os
-import pickle
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,17 +125,7 @@ def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
         yield
 
 
-# One folder per test run, shared by the xdist workers and by every subprocess a test starts:
-# made by the controlling process before the workers start (they inherit the environment), and
-# removed when the run ends.
-RUN_DIR_ENV = "LEDGERRATE_TEST_RUN_DIR"
-# The build's per-machine product cache (datasets, PDFs, bundles): pointed at this run's folder,
-# so tests never read or fill the developer's own cache, and the site builds of one run (the
-# browser test's, the wheel install's, the fresh clone's) share what they make.
-BUILD_CACHE_ENV = "LEDGERRATE_CACHE_DIR"
-
-
-def remembering(build: Callable[..., Dataset], shelf: Path | None = None) -> Callable[..., Dataset]:
+def remembering(build: Callable[..., Dataset]) -> Callable[..., Dataset]:
     """`build_dataset` that hands back what it built before for the same registered workload
     code, seed and n, as a deep copy.
 
@@ -150,10 +135,7 @@ def remembering(build: Callable[..., Dataset], shelf: Path | None = None) -> Cal
     remembered, keyed by their generator's source hash as well, so a test's stand-in workload
     under a catalogue id, or any other seed or n, is generated afresh. A test that must see a
     generation happen calls the workload's `generate` (or a fresh process), as the determinism
-    tests do.
-
-    With a `shelf` folder, what one test process built is also there for the others of the same
-    run (the two xdist workers otherwise each generate the bundled editions' datasets)."""
+    tests do."""
     held: dict[tuple[str, str, int, int], Dataset] = {}
 
     @functools.wraps(build)
@@ -167,32 +149,10 @@ def remembering(build: Callable[..., Dataset], shelf: Path | None = None) -> Cal
             return build(wl, seed, n)
         key = (wl.id, wl.generator_hash, seed, n)
         if key not in held:
-            held[key] = _shelved(shelf, key, lambda: build(wl, seed, n))
+            held[key] = build(wl, seed, n)
         return copy.deepcopy(held[key])
 
     return build_dataset
-
-
-def _shelved(
-    shelf: Path | None, key: tuple[str, str, int, int], make: Callable[[], Dataset]
-) -> Dataset:
-    """The dataset another process of this run shelved under `key`, else made and shelved.
-
-    Pickle, because a dataset holds bytes and Decimals that its JSON content does not round-trip;
-    the folder is this run's own, written only by its processes. Two processes may make the same
-    dataset at once: each writes its own file and renames it into place, and either copy is the
-    same bytes."""
-    if shelf is None:
-        return make()
-    path = shelf / (hashlib.sha256(repr(key).encode()).hexdigest()[:32] + ".pickle")
-    if path.exists():
-        return pickle.loads(path.read_bytes())
-    dataset = make()
-    shelf.mkdir(parents=True, exist_ok=True)
-    staged = path.with_suffix(f".{os.getpid()}.tmp")
-    staged.write_bytes(pickle.dumps(dataset, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(staged, path)
-    return dataset
 
 
 _ORIGINAL_BUILD = dataset_module.build_dataset
@@ -207,24 +167,11 @@ def _bind_build_dataset(value: Callable[..., Dataset]) -> None:
             module.build_dataset = value  # type: ignore[attr-defined]
 
 
-def _controls_the_run(config: pytest.Config) -> bool:
-    return not hasattr(config, "workerinput")  # an xdist worker carries its controller's input
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """The run's shared folder, then datasets built once per run: the remembering build is
-    installed before any test module is imported, so every
-    `from ledgerrate.generate.dataset import build_dataset` binds it."""
-    if _controls_the_run(config):
-        run_dir = Path(tempfile.mkdtemp(prefix="ledgerrate-tests-"))
-        os.environ[RUN_DIR_ENV] = str(run_dir)
-        os.environ[BUILD_CACHE_ENV] = str(run_dir / "build-cache")
-    run_dir = Path(os.environ[RUN_DIR_ENV])
-    _bind_build_dataset(remembering(_ORIGINAL_BUILD, run_dir / "datasets"))
+    """Datasets are built once per test process: installed before any test module is imported,
+    so every `from ledgerrate.generate.dataset import build_dataset` binds the remembering one."""
+    _bind_build_dataset(remembering(_ORIGINAL_BUILD))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     _bind_build_dataset(_ORIGINAL_BUILD)
-    if _controls_the_run(config) and RUN_DIR_ENV in os.environ:
-        shutil.rmtree(os.environ.pop(RUN_DIR_ENV), ignore_errors=True)
-        os.environ.pop(BUILD_CACHE_ENV, None)
