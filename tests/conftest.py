@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyrage
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 from ledgerrate import workloads
 from ledgerrate.generate import dataset as dataset_module
@@ -45,33 +46,50 @@ _LONGEST_FIRST = (
 )
 
 
-def _group(item: pytest.Item) -> tuple[str, str]:
-    """(xdist group, the module or folder it is ranked by)."""
-    path = Path(str(item.fspath))
+def _group(nodeid: str) -> tuple[str, str]:
+    """(xdist group, the module or folder it is ranked by) of a test's node id."""
+    path = Path(nodeid.split("::", 1)[0])
     folder = path.parent.name
     module = f"{folder}/{path.stem}"
     if folder in _SESSION_FOLDERS:
         return folder, folder
     if module in _PER_TEST:
-        return item.nodeid, module
+        return nodeid.split("@", 1)[0], module
     return module, module
 
 
 def _rank(item: pytest.Item) -> int:
-    ranked = _group(item)[1]
+    ranked = _group(item.nodeid)[1]
     return _LONGEST_FIRST.index(ranked) if ranked in _LONGEST_FIRST else len(_LONGEST_FIRST)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under `--dist loadgroup`, keep each module (or session-fixture folder) on one worker,
-    and hand out the longest groups first.
-
-    Module-scoped fixtures such as the browser test's site build are otherwise built once per
-    worker that happens to receive one of the module's tests. The sort is stable: within a
-    group, and among the groups not ranked, tests keep the order they were collected in."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(_group(item)[0]))
+    """Hand out the longest groups first. The sort is stable: within a group, and among the
+    groups not ranked, tests keep the order they were collected in."""
     items.sort(key=_rank)
+
+
+class _ByGroup(LoadScopeScheduling):
+    """Each module (or session-fixture folder) is one unit of work, sent whole to one worker,
+    so a module- or session-scoped fixture (the browser test's site, the Inspect round trip's
+    bench, the verify edition) is built once, not once per worker.
+
+    Not xdist's `xdist_group` marks: xdist 3.8 names a test's group by rewriting
+    `item._nodeid`, which pytest 9 no longer reads (a node id is built from `item._id`), so
+    under pytest 9 every test was its own group and those fixtures were built on both workers.
+    `make test` passes `--no-loadscope-reorder`, which keeps the collection's longest-first
+    order instead of ordering units by their number of tests."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return _group(nodeid)[0]
+
+
+# Optional: `-p no:xdist` runs without the plugin that declares this hook.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> LoadScopeScheduling | None:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return _ByGroup(config, log)
 
 
 @pytest.fixture
