@@ -14,7 +14,6 @@ import io
 from pathlib import Path
 
 import pytest
-from gradekit import BRIEF, JUDGE_KEY_ENV, MiniEdition, make_edition, scoring_responder
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
@@ -26,6 +25,7 @@ from ledgerrate.schema import CellResult, Check
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.base import Answer, Grade, Item, Workload
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from tests.grade.gradekit import BRIEF, JUDGE_KEY_ENV, MiniEdition, make_edition, scoring_responder
 
 ONE = {"alpha": {"provider": "openai", "family": "acmeai", "api_model": "acme-large-2"}}
 CELL = (BRIEF, "alpha", "single-shot")

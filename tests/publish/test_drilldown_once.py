@@ -11,8 +11,7 @@ import pytest
 from ledgerrate.publish import drilldown
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.render import render_into
-
-from .factory import WL, write_edition
+from tests.publish.factory import WL, write_edition
 
 
 def _edition(tmp_path: Path) -> tuple[Path, dict]:
