@@ -7,9 +7,7 @@ is left, so a registration can never seal a protocol the standard does not allow
 from __future__ import annotations
 
 from ledgerrate.edition import Edition
-from ledgerrate.schema import ProviderFamily
-
-STANDARD_N = 15  # §3: one attempt per distinct item, 15 items per cell
+from ledgerrate.schema import STANDARD_N, ProviderFamily
 
 
 def pricing_problems(edition: Edition) -> list[str]:

@@ -27,6 +27,7 @@ from ledgerrate.metrics.sittings import (
     superseded_attempts,
 )
 from ledgerrate.schema import (
+    STANDARD_N,
     CellCostBasis,
     CellResult,
     CostBasis,
@@ -214,6 +215,7 @@ def cell_result(
     protocol = judge_protocol(items, same_family=judge_same_family)
     qualifying = (
         settled
+        and n >= STANDARD_N  # §3 is binding: a smaller sample is shown, never qualifies
         and pass_rate is not None
         and pass_rate >= QUALITY_BAR
         and (protocol is None or not protocol.missing)

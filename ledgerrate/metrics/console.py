@@ -10,7 +10,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ledgerrate.metrics.protocol import gap_summary
-from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, WorkloadResult
+from ledgerrate.schema import (
+    STANDARD_N,
+    CellResult,
+    EditionResults,
+    Interval,
+    RateLine,
+    WorkloadResult,
+)
 from ledgerrate.usd import usd, usd_interval
 
 NO_OUTCOME = "no successful outcome"
@@ -50,6 +57,8 @@ def _status(cell: CellResult) -> str:
     if cell.void:
         return "VOID: " + "; ".join(cell.void_reasons)
     parts = ["qualifies" if cell.qualifying else "does not qualify"]
+    if cell.n + cell.missing < STANDARD_N:
+        parts.append(f"n = {cell.n + cell.missing}, short of the standard's {STANDARD_N}")
     if cell.is_reference:
         parts.append("reference (not ranked)")
     parts.extend(cell.flags)
@@ -68,6 +77,8 @@ def _short_status(cell: CellResult) -> str:
     gap = gap_summary(cell.judge_protocol)
     if gap:
         parts.append(gap)
+    if cell.n + cell.missing < STANDARD_N:
+        parts.append(f"n = {cell.n + cell.missing}")
     if cell.missing:
         parts.append(f"{cell.missing} missing")
     if cell.truncated:

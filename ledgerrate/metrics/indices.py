@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 
 from ledgerrate.metrics.money import rate, ratio
-from ledgerrate.schema import CellResult, FlagshipPremium, Mode, RateLine
+from ledgerrate.schema import STANDARD_N, CellResult, FlagshipPremium, Mode, RateLine
 
 
 def _usable(cells: Iterable[CellResult]) -> list[CellResult]:
@@ -74,6 +74,11 @@ def flagship_note(cell: CellResult | None, flagships: set[str]) -> str | None:
         return (
             f"flagship {cell.model} ({cell.mode}) does not qualify: the judged-task protocol "
             f"is not met ({protocol.missing[0]}); its rate is shown for comparison"
+        )
+    if not cell.qualifying and cell.n + cell.missing < STANDARD_N:
+        return (
+            f"flagship {cell.model} ({cell.mode}) does not qualify: n = {cell.n + cell.missing}, "
+            f"short of the standard's {STANDARD_N}; its rate is shown for comparison"
         )
     if not cell.qualifying:
         shown = f"{cell.passes}/{cell.n}"

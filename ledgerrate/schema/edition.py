@@ -142,11 +142,16 @@ class JudgeSpec(Strict):
     )
 
 
+# §3 of the standard: one attempt per distinct item, 15 items per cell. A cell with fewer
+# items is published with its true n but never qualifies (metrics/cells.py).
+STANDARD_N = 15
+
+
 class WorkloadEntry(Strict):
     """A workload version run in this edition."""
 
     id: WorkloadId
-    n: int = Field(default=15, ge=1, description="Items per cell (standard §3: 15).")
+    n: int = Field(default=STANDARD_N, ge=1, description="Items per cell (standard §3: 15).")
     n_reason: str | None = Field(
         default=None,
         description="Why n differs from the standard's 15; `register` refuses another n without "
