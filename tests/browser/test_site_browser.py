@@ -381,7 +381,7 @@ def test_results_tables_read_with_javascript_off(browser: object, server: str) -
     outcomes = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=0)
     assert outcomes.locator("tbody tr").count() == 5
     assert page.locator(".lr-filters").count() == 0  # no controls without the script
-    assert "5/5 = 1.00" in outcomes.inner_text()
+    assert "15/15 = 1.00" in outcomes.inner_text()
     context.close()
 
 
@@ -416,7 +416,7 @@ def test_compare_picker_reads_the_published_figures(
     # The static flagship-vs-cheapest page shows the same figures without the picker.
     page.goto(urljoin(server, f"compare/{TWO_MODELS}/cheap.vs.big/"))  # type: ignore[attr-defined]
     text = page.inner_text("article")  # type: ignore[attr-defined]
-    assert "Cheap model vs Big model" in text and "4/5 = 0.80" in text and "5/5 = 1.00" in text
+    assert "Cheap model vs Big model" in text and "14/15 = 0.93" in text and "15/15 = 1.00" in text
 
 
 def test_cost_at_my_volume_multiplies_the_published_cpos(

@@ -50,7 +50,9 @@ def _write(folder: Path, base_urls: dict[str, str]) -> dt.datetime:
         "methodology_version": "1.0",
         "window": {"opens": opens.isoformat(), "closes": closes.isoformat()},
         "workloads": [
-            {"id": EXTRACT, "n": 5, "n_reason": "test fixture: a small n"},
+            # The standard's n: a cell of fewer items never qualifies, and the compare page, the
+            # calculator and the qualifying filter need qualifying cells.
+            {"id": EXTRACT, "n": 15},
             {"id": MONTH_END, "n": 2, "n_reason": "test fixture: a small n"},
         ],
         "models": [
