@@ -4,7 +4,8 @@ The bundled editions hold only the reference baselines, so the compare page, a f
 cheapest pair and agentic steps with tool calls need an edition with language models in it:
 `cheap` (openai family) and the flagship `big` (anthropic family) answer extraction items with
 the item's ground truth read from the regenerated dataset (so they pass and qualify), except
-that `big` answers one item with hostile markup (a fail, shown escaped on its drill-down page);
+that `big` answers one item with hostile markup (a fail, shown escaped on its drill-down page),
+and three more in agentic mode (so one of its cells does not qualify);
 in the agentic month-end workload both follow the fake provider's `fake-tool` script (a tool
 call with empty arguments, then a final answer: a fail). Nothing here is shown as a measurement
 outside the test: the figures are whatever the real metrics stage computes from these runs.
@@ -119,13 +120,16 @@ def build_two_model_edition(folder: Path) -> Path:
     from ledgerrate.workloads import get
 
     answers: dict[str, str] = {}
-    first: list[str] = []
+    order: list[str] = []
 
     def responder(family: str, body: dict[str, Any]) -> FakeReply | None:
         text = _user_text(body)
         for user, answer in answers.items():
             if user in text:
-                hostile = family == "anthropic" and user == first[0]
+                # `big` fails its first item in both modes, and three more with tools (11 of
+                # 15: a cell that does not qualify, for the Qualifying filter to find).
+                failed = order[:4] if "tools" in body else order[:1]
+                hostile = family == "anthropic" and user in failed
                 return FakeReply(text=HOSTILE if hostile else answer)
         return None  # month-end: the `fake-tool` script
 
@@ -144,7 +148,7 @@ def build_two_model_edition(folder: Path) -> Path:
         for item in dataset.items:
             user = workload.prompt(item).user
             answers[user] = json.dumps(item.truth)
-            first.append(user) if not first else None
+            order.append(user)
         run_edition(folder, RunOptions(concurrency=2), show_progress=False)
         assert fake.errors == [], fake.errors
     grade_edition(folder)
