@@ -9,7 +9,7 @@ from pathlib import Path
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.render import render_into
 
-from .factory import HOSTILE, WL, write_edition
+from tests.publish.factory import HOSTILE, WL, write_edition
 
 PROMPT = "Extract the total of this invoice"
 
