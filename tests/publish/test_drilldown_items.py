@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.render import render_into
-
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 PROMPT = "Extract the total of this invoice"
