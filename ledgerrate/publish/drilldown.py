@@ -1,16 +1,22 @@
 """Per-cell drill-down pages: every run of a cell, down to the item and the check.
 
 One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`), rendered from one template
-with the cell's run and grade records, one section per attempt: the item, the input the model
-saw (and the dataset file it was given, once the seeds are released), the expected answer (only
-where the dataset is published, i.e. its seed was released and opened its commitment), the
+with the cell's run and grade records, one section per attempt: a link to the item on the
+workload's items page, what the model was sent after its first turn (agentic runs), the
 model's answer, every check with its detail, the judge's verdict, tokens, cost, latency and, for
-agentic runs, every step with its tool calls and the tools' answers. Every string from a record
-goes through the same escaping as the rest of the site.
+agentic runs, every step with its tool calls and the tools' answers.
 
-A page is a function of the cell's two logs, the edition's manifest, the published dataset
-and the toolchain: it comes from the build cache (`publish/cache.py`) while those are
-unchanged, so the pages cost nothing on a rebuild that changes no record.
+One items page per edition and workload (`runs/<edition>/<workload>/`): each item's input the
+model saw (each distinct prompt once, whatever number of models and modes were sent it), the
+dataset file it was given and the expected answer (only where the dataset is published, i.e. its
+seed was released and opened its commitment). Before it, every cell page repeated those texts,
+most of a large edition's drill-down markdown. Every string from a record goes through the same
+escaping as the rest of the site.
+
+A cell page is a function of the cell's two logs, the edition's manifest, the published dataset
+and the toolchain; the items page of all its cells' logs: both come from the build cache
+(`publish/cache.py`) while those are unchanged, so they cost nothing on a rebuild that changes
+no record.
 """
 
 from __future__ import annotations
@@ -40,8 +46,8 @@ ITEMS_TEMPLATE = "run_items.md.j2"
 INPUT_LIMIT = 3000
 ANSWER_LIMIT = 4000
 TOOL_LIMIT = 2000
-# Escaped texts kept per build for what every cell of a workload shows alike (the registered
-# item's input and expected answer, the same for each model and mode): a bound, not a need.
+# Escaped texts kept per build for what many cells show alike (a baseline's request, which is
+# not a chat body and so stays on its cell page): a bound, not a need.
 SHARED_TEXTS = 1024
 
 
