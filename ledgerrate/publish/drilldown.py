@@ -1,20 +1,27 @@
 """Per-cell drill-down pages: every run of a cell, down to the item and the check.
 
 One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`), rendered from one template
-with the cell's run and grade records, one section per attempt: the item, the input the model
-saw (and the dataset file it was given, once the seeds are released), the expected answer (only
-where the dataset is published, i.e. its seed was released and opened its commitment), the
+with the cell's run and grade records, one section per attempt: a link to the item on the
+workload's items page, what the model was sent after its first turn (agentic runs), the
 model's answer, every check with its detail, the judge's verdict, tokens, cost, latency and, for
-agentic runs, every step with its tool calls and the tools' answers. Every string from a record
-goes through the same escaping as the rest of the site.
+agentic runs, every step with its tool calls and the tools' answers.
 
-A page is a function of the cell's two logs, the edition's manifest, the published dataset
-and the toolchain: it comes from the build cache (`publish/cache.py`) while those are
-unchanged, so the pages cost nothing on a rebuild that changes no record.
+One items page per edition and workload (`runs/<edition>/<workload>/`): each item's input the
+model saw (each distinct prompt once, whatever number of models and modes were sent it), the
+dataset file it was given and the expected answer (only where the dataset is published, i.e. its
+seed was released and opened its commitment). Before it, every cell page repeated those texts,
+most of a large edition's drill-down markdown. Every string from a record goes through the same
+escaping as the rest of the site.
+
+A cell page is a function of the cell's two logs, the edition's manifest, the published dataset
+and the toolchain; the items page of all its cells' logs: both come from the build cache
+(`publish/cache.py`) while those are unchanged, so they cost nothing on a rebuild that changes
+no record.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,18 +40,29 @@ from ledgerrate.run.bodies import restore
 from ledgerrate.schema import CellResult, GradeRecord, RunRecord, RunStatus
 
 TEMPLATE = "run_cell.md.j2"
+ITEMS_TEMPLATE = "run_items.md.j2"
 # Long texts are cut on the page (the raw log download has them whole, and the dataset file
 # is linked): a cell's page stays small enough that an edition of 10^4 runs builds quickly.
 INPUT_LIMIT = 3000
 ANSWER_LIMIT = 4000
 TOOL_LIMIT = 2000
-# Escaped texts kept per build for what every cell of a workload shows alike (the registered
-# item's input and expected answer, the same for each model and mode): a bound, not a need.
+# Escaped texts kept per build for what many cells show alike (a baseline's request, which is
+# not a chat body and so stays on its cell page): a bound, not a need.
 SHARED_TEXTS = 1024
 
 
 def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:
     return "/".join(["runs", segment(edition_id), segment(workload), segment(model), segment(mode)])
+
+
+def items_dir(edition_id: str, workload: str) -> str:
+    """The workload's items page: each item's input and expected answer, once for all cells
+    (a cell page sits two folders below it, so a model id can never collide with it)."""
+    return "/".join(["runs", segment(edition_id), segment(workload)])
+
+
+def item_anchor(item_id: str) -> Markup:
+    return segment(f"item-{item_id}")
 
 
 def link(cell: CellResult, edition_id: str, root: str, text: str = "runs") -> Markup:
@@ -62,11 +80,10 @@ def anchor(record: RunRecord) -> Markup:
 class Attempt:
     run: RunRecord
     grade: GradeRecord | None
-    messages: list[dict[str, str]]  # role, text: what the model was sent
+    prompt: list[dict[str, str]]  # role, text: the messages before the model's first turn
+    prompt_id: Markup | None  # the prompt's anchor on the items page (a digest of its text)
+    messages: list[dict[str, str]]  # what the model was sent after its first turn (agentic)
     request_json: str | None  # the request when it is not a chat body (e.g. a baseline's)
-    truth: Any  # the expected answer; None when withheld or not published
-    truth_json: str | None  # the same as indented JSON, made once per item of the dataset
-    files: list[str]  # dataset files of the item, relative to the data folder
 
 
 def _latest_grades(path: Path) -> dict[str, GradeRecord]:
@@ -113,6 +130,26 @@ def _input(run: RunRecord, root: Path) -> tuple[list[dict[str, str]], str | None
     return [], json.dumps(body, indent=2, sort_keys=True, default=str)
 
 
+def split_prompt(
+    messages: list[dict[str, str]],
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The item's prompt (every message before the model's first turn, the same for each model
+    sent it) and the rest, which carries the model's own turns and stays on its cell page."""
+    for i, m in enumerate(messages):
+        if m["role"] not in {"system", "developer", "user"}:
+            return messages[:i], messages[i:]
+    return messages, []
+
+
+def prompt_id(item_id: str, prompt: list[dict[str, str]]) -> Markup | None:
+    """An anchor named by the prompt's content, so a cell page links to the right prompt
+    without knowing any other cell (and stays a product of its own logs in the cache)."""
+    if not prompt:
+        return None
+    digest = hashlib.sha256(json.dumps(prompt, sort_keys=True).encode("utf-8")).hexdigest()
+    return segment(f"item-{item_id}-prompt-{digest[:12]}")
+
+
 @dataclass
 class Published:
     """The item's published dataset: truth per item id (and as indented JSON), and file names
@@ -150,7 +187,7 @@ def published_dataset(docs: Path, edition_id: str, workload: str) -> Published |
     return Published(truth, truth_json, files)
 
 
-def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> list[Attempt]:
+def attempts(edition: Edition, cell: CellResult) -> list[Attempt]:
     """Every attempt of the cell's published sitting, item order, with its latest grade."""
     paths = edition.paths
     mode = str(cell.mode)
@@ -165,15 +202,15 @@ def attempts(edition: Edition, cell: CellResult, dataset: Published | None) -> l
     found = []
     for run in runs:
         messages, request_json = _input(run, paths.root)
+        prompt, rest = split_prompt(messages)
         found.append(
             Attempt(
                 run=run,
                 grade=grades.get(run.run_id),
-                messages=messages,
+                prompt=prompt,
+                prompt_id=prompt_id(run.item_id, prompt),
+                messages=rest,
                 request_json=request_json,
-                truth=dataset.truth.get(run.item_id) if dataset else None,
-                truth_json=dataset.truth_json.get(run.item_id) if dataset else None,
-                files=dataset.files.get(run.item_id, []) if dataset else [],
             )
         )
     return found
@@ -184,6 +221,7 @@ def _render(
     shared_pre: Callable[..., Markup],
     edition: Edition,
     cell: CellResult,
+    found: list[Attempt],
     dataset: Published | None,
     name: str,
     root: str,
@@ -194,7 +232,9 @@ def _render(
         "edition": edition,
         "cell": cell,
         "name": name,
-        "attempts": attempts(edition, cell, dataset),
+        "attempts": found,
+        "items_page": Markup("../../index.md"),
+        "item_anchor": item_anchor,
         "released": released and dataset is not None,
         "seed_released": released,
         "data_root": f"{root}data/{segment(edition.id)}/",
@@ -214,36 +254,109 @@ def _render(
     return (text.rstrip("\n") + "\n").encode("utf-8")
 
 
+@dataclass
+class Item:
+    """One item as the items page shows it: its dataset files, its expected answer, and each
+    distinct prompt the cells' runs were sent for it (with how many runs were sent it)."""
+
+    item_id: str
+    files: list[str]
+    truth_json: str | None
+    prompts: list[tuple[Markup, list[dict[str, str]], int]]
+
+
+def items_of(found: list[list[Attempt]], dataset: Published | None) -> list[Item]:
+    prompts: dict[str, dict[Markup, tuple[list[dict[str, str]], int]]] = {}
+    for cell_attempts in found:
+        for a in cell_attempts:
+            held = prompts.setdefault(a.run.item_id, {})
+            if a.prompt_id is not None:
+                seen = held.get(a.prompt_id)
+                held[a.prompt_id] = (a.prompt, (seen[1] if seen else 0) + 1)
+    return [
+        Item(
+            item_id=item_id,
+            files=dataset.files.get(item_id, []) if dataset else [],
+            truth_json=dataset.truth_json.get(item_id) if dataset else None,
+            prompts=[(pid, msgs, n) for pid, (msgs, n) in sorted(held.items())],
+        )
+        for item_id, held in sorted(prompts.items())
+    ]
+
+
+def _render_items(
+    template: Template,
+    edition: Edition,
+    workload: str,
+    items: list[Item],
+    dataset: Published | None,
+    root: str,
+) -> bytes:
+    released = edition.seeds is not None and workload in edition.seeds.seeds
+    ctx = {
+        "root": root,
+        "edition": edition,
+        "workload": workload,
+        "items": items,
+        "released": released and dataset is not None,
+        "seed_released": released,
+        "data_root": f"{root}data/{segment(edition.id)}/",
+        "item_anchor": item_anchor,
+        "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT},
+    }
+    text = template.render(ctx)
+    return (text.rstrip("\n") + "\n").encode("utf-8")
+
+
 def render_drilldowns(
     env: Environment, editions: list[Edition], docs: Path, cache: BuildCache
 ) -> int:
-    """Write every cell's drill-down page; returns how many were written.
+    """Write every cell's drill-down page and each workload's items page; returns how many
+    cell pages were written.
 
-    One compiled template for every page; each workload's published dataset is read once (on
-    the first of its cells not in the cache); each cell's two logs are parsed once; the escaped
-    input and expected answer of an item are made once and reused on every page that shows it."""
+    One compiled template for each kind of page; each workload's published dataset is read once
+    (on the first of its pages not in the cache); each cell's two logs are parsed once (the
+    items page reuses what its cells' pages parsed); an item's input and expected answer are
+    escaped once, on the items page, and each run links there instead of repeating them."""
     template = env.get_template(TEMPLATE)
+    items_template = env.get_template(ITEMS_TEMPLATE)
     shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
     datasets: dict[tuple[str, str], Published | None] = {}
+    parsed: dict[int, list[Attempt]] = {}  # one workload's cells, by position
 
     def dataset_of(edition_id: str, workload: str) -> Published | None:
         if (edition_id, workload) not in datasets:
             datasets[edition_id, workload] = published_dataset(docs, edition_id, workload)
         return datasets[edition_id, workload]
 
-    def make(edition: Edition, cell: CellResult, name: str, root: str) -> bytes:
+    def attempts_of(edition: Edition, i: int, cell: CellResult) -> list[Attempt]:
+        if i not in parsed:
+            parsed[i] = attempts(edition, cell)
+        return parsed[i]
+
+    def make(edition: Edition, i: int, cell: CellResult, name: str, root: str) -> bytes:
         dataset = dataset_of(edition.id, cell.workload)
-        return _render(template, shared_pre, edition, cell, dataset, name, root)
+        found = attempts_of(edition, i, cell)
+        return _render(template, shared_pre, edition, cell, found, dataset, name, root)
+
+    def make_items(edition: Edition, workload: str, cells: list[CellResult], root: str) -> bytes:
+        dataset = dataset_of(edition.id, workload)
+        found = [attempts_of(edition, i, c) for i, c in enumerate(cells)]
+        items = items_of(found, dataset)
+        return _render_items(items_template, edition, workload, items, dataset, root)
 
     written = 0
     for edition in editions:
         names = {m.id: m.name for m in edition.manifest.models}
         manifest_digest = cache.file_digest(edition.paths.manifest)
         for workload in edition.results.workloads:
-            datasets.clear()  # one workload's dataset held at a time
+            datasets.clear()  # one workload's dataset (and parsed logs) held at a time
+            parsed.clear()
             dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
             dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
-            for cell in workload.cells:
+            released = edition.seeds is not None and workload.workload in edition.seeds.seeds
+            log_digests = []
+            for i, cell in enumerate(workload.cells):
                 mode = str(cell.mode)
                 rel = page_dir(edition.id, cell.workload, cell.model, mode)
                 root = "../" * rel.count("/") + "../"
@@ -251,6 +364,8 @@ def render_drilldowns(
                     edition.paths.runs(cell.workload, cell.model, mode),
                     edition.paths.grades(cell.workload, cell.model, mode),
                 ]
+                digests = [cache.file_digest(p) if p.exists() else None for p in logs]
+                log_digests.append(digests)
                 key = key_of(
                     "drilldown",
                     cache.toolchain(),
@@ -258,11 +373,28 @@ def render_drilldowns(
                     cell.model_dump(mode="json"),
                     manifest_digest,
                     dataset_digest,
-                    edition.seeds is not None and cell.workload in edition.seeds.seeds,
-                    [cache.file_digest(p) if p.exists() else None for p in logs],
+                    released,
+                    digests,
                 )
                 name = names.get(cell.model, cell.model)
-                page = cache.product("drilldown", key, partial(make, edition, cell, name, root))
+                page = cache.product("drilldown", key, partial(make, edition, i, cell, name, root))
                 write_plain(docs / rel / "index.md", page)
                 written += 1
+            if not workload.cells:
+                continue
+            rel = items_dir(edition.id, workload.workload)
+            root = "../" * rel.count("/") + "../"
+            key = key_of(
+                "drilldown-items",
+                cache.toolchain(),
+                edition.id,
+                workload.workload,
+                [c.model_dump(mode="json") for c in workload.cells],
+                manifest_digest,
+                dataset_digest,
+                released,
+                log_digests,
+            )
+            make_page = partial(make_items, edition, workload.workload, workload.cells, root)
+            write_plain(docs / rel / "index.md", cache.product("drilldown-items", key, make_page))
     return written

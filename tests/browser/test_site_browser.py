@@ -492,11 +492,22 @@ def test_one_drill_down_per_workload_reads_the_checks(
             assert names == [c["name"] for c in grade["checks"]], (workload, names)
             assert results == ["pass" if c["passed"] else "FAIL" for c in grade["checks"]]
             body = page.inner_text("article")  # type: ignore[attr-defined]
-            assert "The model's answer" in body and "Input the model saw" in body
+            assert "The model's answer" in body and "Input the model saw" not in body
+            # The item's input and expected answer are on the workload's items page, once for
+            # every model and mode: the run's link lands on its prompt there.
+            item = section.locator("xpath=following::a[contains(@href, '#item-')][1]")
+            target = item.get_attribute("href").split("#", 1)[1]
+            item.click()
+            page.wait_for_load_state()  # type: ignore[attr-defined]
+            assert page.url.endswith(f"runs/{edition.name}/{workload}/#{target}")  # type: ignore[attr-defined]
+            assert page.locator(f"[id='{target}']").count() == 1  # type: ignore[attr-defined]
+            items = page.inner_text("article")  # type: ignore[attr-defined]
+            assert "Input the model saw" in items
             if (edition / "seeds.json").exists():
-                assert "Expected answer (from the published dataset)" in body
+                assert "Expected answer (from the published dataset)" in items
             else:
-                assert "withheld until the seed" in body
+                assert "withheld until the seed" in items
+                assert "Expected answer (from the published dataset)" not in items
             opened += 1
     assert opened >= 14
 

@@ -199,7 +199,9 @@ def results(edition_id: str, date: str, *, hostile: bool, reference_only: bool =
     )
 
 
-def _run(edition_id: str, model: str, item: int, answer: str) -> RunRecord:
+def _run(
+    edition_id: str, model: str, item: int, answer: str, prompt: str | None = None
+) -> RunRecord:
     t = dt.datetime(2026, 7, 1, 1, tzinfo=dt.UTC)
     return RunRecord(
         run_id=f"r-{item:016x}",
@@ -216,7 +218,9 @@ def _run(edition_id: str, model: str, item: int, answer: str) -> RunRecord:
         status=RunStatus.completed,
         dataset_hash=H,
         prompt_hash=H,
-        request={"messages": []},
+        request={
+            "messages": [{"role": "user", "content": f"{prompt} ({item:02d})"}] if prompt else []
+        },
         answer=answer,
         usage_basis="provider_reported",
         cost_basis="measured",
@@ -232,6 +236,7 @@ def write_edition(
     reference_only: bool = False,
     errata: list[dict] | None = None,
     release_seeds: bool = False,
+    prompt: str | None = None,
 ) -> EditionResults:
     """Write a mini edition under root/edition_id and return its hand-built results."""
     paths = EditionPaths(root / edition_id)
@@ -302,7 +307,7 @@ def write_edition(
     for model in models:
         for item in range(2):
             answer = HOSTILE if hostile and model == "small" else '{"total": "10.00"}'
-            record = _run(edition_id, model, item, answer)
+            record = _run(edition_id, model, item, answer, prompt)
             append_jsonl(paths.runs(WL, model, "single-shot"), record)
             append_jsonl(
                 paths.grades(WL, model, "single-shot"),

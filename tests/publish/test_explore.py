@@ -137,13 +137,17 @@ def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path)
     assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in page  # shown, inert
     assert HOSTILE not in page and len(PAYLOADS) > 1
     assert "| total | pass |" in page  # the check, with its result
-    assert "withheld until the seed" in page  # seeds not released: no ground truth
+    # Seeds not released: no ground truth on the items page the runs link to.
+    assert "(../../index.md#item-item-00" in page
+    items = (tmp_path / "docs1" / f"runs/2026-07/{WL}/index.md").read_text()
+    assert "withheld until the seed" in items
     # The workload page's results table links each cell to its runs.
     workload = (tmp_path / "docs1" / f"workloads/{WL}/index.md").read_text()
     assert f"(../../runs/2026-07/{WL}/small/single-shot/index.md)" in workload
     # Nothing changed: every page comes from the cache, byte for byte.
     again = _render(root, tmp_path / "docs2", fixtures, tmp_path / "cache")
     assert again.hits.get("drilldown") == cells and not again.misses.get("drilldown")
+    assert again.hits.get("drilldown-items") == 2 and not again.misses.get("drilldown-items")
     assert (
         tmp_path / "docs2" / f"runs/2026-07/{WL}/small/single-shot/index.md"
     ).read_text() == page

@@ -1,0 +1,63 @@
+"""Each item's input and expected answer are on one items page per edition and workload, and
+every run on a cell page links there instead of repeating them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ledgerrate.publish.cache import BuildCache
+from ledgerrate.publish.render import render_into
+from tests.publish.factory import HOSTILE, WL, write_edition
+
+PROMPT = "Extract the total of this invoice"
+
+
+def _build(tmp_path: Path, *, release_seeds: bool) -> tuple[Path, BuildCache]:
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-07": write_edition(
+            root,
+            "2026-07",
+            "2026-07-01",
+            hostile=True,
+            release_seeds=release_seeds,
+            prompt=f"{PROMPT} {HOSTILE}",
+        )
+    }
+    docs = tmp_path / "docs"
+    cache = BuildCache.open(tmp_path / "cache")
+    render_into(root, docs, results_fn=lambda p: fixtures[Path(p).name], cache=cache)
+    return docs, cache
+
+
+def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Path) -> None:
+    docs, cache = _build(tmp_path, release_seeds=False)
+    runs = docs / "runs" / "2026-07" / WL
+    cell = (runs / "small" / "single-shot" / "index.md").read_text()
+    assert PROMPT not in cell and "Input the model saw" not in cell
+    targets = re.findall(r"\[(item&#45;0\d)\]\(\.\./\.\./index\.md#([A-Za-z0-9._-]+)\)", cell)
+    assert [t[0] for t in targets] == ["item&#45;00", "item&#45;01"]  # escaped as any id
+    items = (runs / "index.md").read_text()
+    assert items.count(PROMPT) == 2  # each item's input once, for all three models
+    for item_id, anchor in targets:
+        assert anchor.startswith(f"item-{item_id.replace('&#45;', '-')}-prompt-")
+        assert f'<p id="{anchor}" class="lr-item-input">' in items  # the link lands
+    assert "sent in 3 runs" in items
+    # The prompt is escaped as every record's text is: shown, never live.
+    assert HOSTILE not in items and "<script>" not in items
+    assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in items
+    # The seed is withheld: no ground truth on the items page either.
+    assert "withheld until the seed" in items
+    assert "Expected answer** (from the published dataset)" not in items
+    assert cache.misses.get("drilldown-items") == 1
+
+
+def test_items_page_of_a_released_seed_without_its_dataset_shows_no_answer(
+    tmp_path: Path,
+) -> None:
+    docs, _ = _build(tmp_path, release_seeds=True)
+    items = (docs / "runs" / "2026-07" / WL / "index.md").read_text()
+    assert "Expected answer** (from the published dataset)" not in items
+    assert "withheld until the seed" not in items
+    assert "not shown, the dataset was not regenerated in this build" in items
