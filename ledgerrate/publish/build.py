@@ -51,6 +51,7 @@ def run_mkdocs(
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    from ledgerrate.publish.raw_tail import RawTail
     from ledgerrate.publish.render import CONFIG
 
     collect = _Collect()
@@ -68,6 +69,7 @@ def run_mkdocs(
             strict=True,
             site_url=site_url,
         )
+        cfg.plugins["ledgerrate-raw-tail"] = RawTail()  # type: ignore[assignment]
         build(cfg)
     except (MkDocsException, SystemExit) as exc:
         lines = [f"mkdocs: {line}" for line in collect.lines] or [f"mkdocs: {exc}"]

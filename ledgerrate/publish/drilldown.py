@@ -108,11 +108,13 @@ def _text_of(content: Any) -> str:
     return json.dumps(content, indent=2, sort_keys=True, default=str)
 
 
-def _input(run: RunRecord, root: Path) -> tuple[list[dict[str, str]], str | None]:
+def _input(
+    run: RunRecord, root: Path, read: dict[str, str] | None = None
+) -> tuple[list[dict[str, str]], str | None]:
     body = run.request if run.request is not None else None
     if body is None and run.request_stored is not None:
         try:
-            body = restore(run.request_stored, root)
+            body = restore(run.request_stored, root, read=read)
         except FileProblem:  # a missing body file: the page says so, verify reports it
             return [], "(the request's stored strings are missing from bodies/)"
     body = body or {}
@@ -187,8 +189,11 @@ def published_dataset(docs: Path, edition_id: str, workload: str) -> Published |
     return Published(truth, truth_json, files)
 
 
-def attempts(edition: Edition, cell: CellResult) -> list[Attempt]:
-    """Every attempt of the cell's published sitting, item order, with its latest grade."""
+def attempts(
+    edition: Edition, cell: CellResult, read: dict[str, str] | None = None
+) -> list[Attempt]:
+    """Every attempt of the cell's published sitting, item order, with its latest grade
+    (`read`: the edition's stored request strings already read, see `run.bodies.restore`)."""
     paths = edition.paths
     mode = str(cell.mode)
     grades = _latest_grades(paths.grades(cell.workload, cell.model, mode))
@@ -201,7 +206,7 @@ def attempts(edition: Edition, cell: CellResult) -> list[Attempt]:
     runs.sort(key=lambda r: (r.item_id, r.attempt))
     found = []
     for run in runs:
-        messages, request_json = _input(run, paths.root)
+        messages, request_json = _input(run, paths.root, read)
         prompt, rest = split_prompt(messages)
         found.append(
             Attempt(
@@ -234,6 +239,8 @@ def _render(
         "name": name,
         "attempts": found,
         "items_page": Markup("../../index.md"),
+        # The same page as a URL, for links inside the raw HTML blocks (directory URLs).
+        "items_url": Markup("../../"),
         "item_anchor": item_anchor,
         "released": released and dataset is not None,
         "seed_released": released,
@@ -323,6 +330,7 @@ def render_drilldowns(
     shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
     datasets: dict[tuple[str, str], Published | None] = {}
     parsed: dict[int, list[Attempt]] = {}  # one workload's cells, by position
+    strings: dict[str, str] = {}  # one workload's stored request strings, read once
 
     def dataset_of(edition_id: str, workload: str) -> Published | None:
         if (edition_id, workload) not in datasets:
@@ -331,7 +339,7 @@ def render_drilldowns(
 
     def attempts_of(edition: Edition, i: int, cell: CellResult) -> list[Attempt]:
         if i not in parsed:
-            parsed[i] = attempts(edition, cell)
+            parsed[i] = attempts(edition, cell, strings)
         return parsed[i]
 
     def make(edition: Edition, i: int, cell: CellResult, name: str, root: str) -> bytes:
@@ -352,6 +360,7 @@ def render_drilldowns(
         for workload in edition.results.workloads:
             datasets.clear()  # one workload's dataset (and parsed logs) held at a time
             parsed.clear()
+            strings.clear()
             dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
             dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
             released = edition.seeds is not None and workload.workload in edition.seeds.seeds

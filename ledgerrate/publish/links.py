@@ -43,14 +43,25 @@ def methodology(version: str, root: str, available: set[str]) -> Markup:
     return md_text(f"methodology v{version} (its pages are not part of this build)")
 
 
-def file(path: str, root_rel: str, text: object | None = None) -> Markup:
-    """A download. Paths come from edition folder names, so unsafe ones are shown, not linked."""
-    parts = path.split("/")
+def _file_target(path: str) -> str | None:
+    # Paths come from edition folder names, so an unsafe one is shown, never linked.
     try:
-        safe = "/".join(segment(p) for p in parts)
+        return "/".join(segment(p) for p in path.split("/"))
     except ValueError:
-        return md_text(text or path)
-    return _link(text or path, f"{root_rel}{safe}")
+        return None
+
+
+def file(path: str, root_rel: str, text: object | None = None) -> Markup:
+    """A download, as a markdown link."""
+    safe = _file_target(path)
+    return md_text(text or path) if safe is None else _link(text or path, f"{root_rel}{safe}")
+
+
+def file_html(path: str, root_rel: str, text: object | None = None) -> Markup:
+    """A download, as an HTML link (inside a raw HTML block, where markdown links stay text)."""
+    safe = _file_target(path)
+    shown = md_text(text or path)
+    return shown if safe is None else Markup(f'<a href="{root_rel}{safe}">{shown}</a>')
 
 
 def compare(edition_id: str, root: str, text: object | None = None) -> Markup:

@@ -37,3 +37,24 @@ def on_config(config: Any) -> Any:
     if not config.nav:
         config.nav = site_nav(Path(config.docs_dir))
     return config
+
+
+# The drill-down pages' raw HTML skips markdown here too (publish/raw_tail.py says why).
+_raw_tail = None
+
+
+def _tail() -> Any:
+    global _raw_tail
+    if _raw_tail is None:
+        from ledgerrate.publish.raw_tail import RawTail
+
+        _raw_tail = RawTail()
+    return _raw_tail
+
+
+def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
+    return _tail().on_page_markdown(markdown, page, **kwargs)
+
+
+def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
+    return _tail().on_page_content(html, page, **kwargs)

@@ -81,6 +81,8 @@ def external_link(url: str, text: str | None = None) -> Markup:
 def finalize(value: Any) -> Any:
     """Jinja `finalize`: every `{{ … }}` passes through here, so escaping is the default and
     forgetting a filter cannot publish live text."""
+    if type(value) is str:  # most values (a drill-down page has thousands): no other test
+        return Markup(_escape_inline(value))
     if isinstance(value, Markup):
         return value
     if value is None:

@@ -60,21 +60,38 @@ def split(body: dict[str, Any]) -> tuple[StoredRequest, dict[str, bytes]]:
     return StoredRequest.model_construct(body=kept, moved=moved), texts
 
 
-def restore(stored: StoredRequest, root: Path, where: Path | str = "") -> dict[str, Any]:
-    """The exact body that was sent; FileProblem when a stored string is missing or altered."""
+def restore(
+    stored: StoredRequest,
+    root: Path,
+    where: Path | str = "",
+    read: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The exact body that was sent; FileProblem when a stored string is missing or altered.
+
+    `read`: strings already read and checked, by digest, kept across calls by a caller that
+    restores many records of one edition (every model of an item was sent the same prompt)."""
     body = json.loads(canonical_json(stored.body))  # a copy: the record stays as read
     for pointer, digest in stored.moved.items():
-        path = body_path(root, digest)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise FileProblem(
-                where or path, [f"{where or path}: request string {pointer} needs {path}, missing"]
-            ) from None
-        if sha256_bytes(data) != digest:
-            raise FileProblem(path, [f"{path}: content does not match its name (sha256)"])
-        _put(body, pointer, data.decode("utf-8"))
+        text = read.get(digest) if read is not None else None
+        if text is None:
+            text = _read_string(root, digest, pointer, where)
+            if read is not None:
+                read[digest] = text
+        _put(body, pointer, text)
     return body
+
+
+def _read_string(root: Path, digest: str, pointer: str, where: Path | str) -> str:
+    path = body_path(root, digest)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileProblem(
+            where or path, [f"{where or path}: request string {pointer} needs {path}, missing"]
+        ) from None
+    if sha256_bytes(data) != digest:
+        raise FileProblem(path, [f"{path}: content does not match its name (sha256)"])
+    return data.decode("utf-8")
 
 
 def _put(body: Any, pointer: str, text: str) -> None:

@@ -36,7 +36,8 @@ def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Pat
     runs = docs / "runs" / "2026-07" / WL
     cell = (runs / "small" / "single-shot" / "index.md").read_text()
     assert PROMPT not in cell and "Input the model saw" not in cell
-    targets = re.findall(r"\[(item&#45;0\d)\]\(\.\./\.\./index\.md#([A-Za-z0-9._-]+)\)", cell)
+    targets = re.findall(r'<a href="\.\./\.\./#([A-Za-z0-9._-]+)">(item&#45;0\d)</a>', cell)
+    targets = [(text, anchor) for anchor, text in targets]
     assert [t[0] for t in targets] == ["item&#45;00", "item&#45;01"]  # escaped as any id
     items = (runs / "index.md").read_text()
     assert items.count(PROMPT) == 2  # each item's input once, for all three models
@@ -49,7 +50,8 @@ def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Pat
     assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in items
     # The seed is withheld: no ground truth on the items page either.
     assert "withheld until the seed" in items
-    assert "Expected answer** (from the published dataset)" not in items
+    assert "<strong>Expected answer:</strong> withheld until the seed" in items
+    assert "(from the published dataset)" not in items
     assert cache.misses.get("drilldown-items") == 1
 
 
@@ -58,6 +60,6 @@ def test_items_page_of_a_released_seed_without_its_dataset_shows_no_answer(
 ) -> None:
     docs, _ = _build(tmp_path, release_seeds=True)
     items = (docs / "runs" / "2026-07" / WL / "index.md").read_text()
-    assert "Expected answer** (from the published dataset)" not in items
+    assert "(from the published dataset)" not in items
     assert "withheld until the seed" not in items
     assert "not shown, the dataset was not regenerated in this build" in items

@@ -1,0 +1,123 @@
+"""The drill-down pages' raw HTML skips markdown (publish/raw_tail.py), so `mkdocs --strict`
+no longer sees their links: here every link of every built drill-down page must land, on a
+file of the site and, for a fragment, on an element with that id; and each page keeps every
+run it had."""
+
+from __future__ import annotations
+
+import html.parser
+import posixpath
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish.build import build_site
+from ledgerrate.publish.raw_tail import MARKER, RawTail
+from tests.publish.factory import HOSTILE, WL, write_edition
+
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+        self.runs = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        if tag == "a" and found.get("href"):
+            self.hrefs.append(str(found["href"]))
+        if tag == "div" and found.get("class") == "lr-run-detail":
+            self.runs += 1
+
+
+def _scan(path: Path) -> _Links:
+    scan = _Links()
+    scan.feed(path.read_text("utf-8"))
+    return scan
+
+
+def _target(site: Path, page: Path, href: str) -> tuple[Path, str] | None:
+    """The file and fragment a relative link of `page` lands on (None: not a site link)."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or href.startswith("/"):
+        return None
+    base = page.parent.relative_to(site).as_posix()
+    rel = posixpath.normpath(posixpath.join(base, unquote(parts.path))) if parts.path else None
+    target = page if rel is None else site / rel
+    if target.is_dir():
+        target = target / "index.html"
+    return target, parts.fragment
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("editions")
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True, release_seeds=True),
+    }
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+        return build_site(root, tmp_path_factory.mktemp("build"))
+
+
+@pytest.mark.slow
+def test_every_link_of_every_drill_down_page_lands(built: Path) -> None:
+    pages = sorted((built / "runs").rglob("index.html"))
+    assert len(pages) >= 4  # cell pages and items pages of both editions
+    ids: dict[Path, set[str]] = {}
+    checked = fragments = 0
+    for page in pages:
+        for href in _scan(page).hrefs:
+            landed = _target(built, page, href)
+            if landed is None:
+                continue
+            target, fragment = landed
+            assert target.is_file(), f"{page.relative_to(built)}: {href} lands nowhere"
+            if fragment and target.suffix == ".html":
+                if target not in ids:
+                    ids[target] = _scan(target).ids
+                assert fragment in ids[target], f"{page.relative_to(built)}: {href}: no such id"
+                fragments += 1
+            checked += 1
+    # The runs' links to their items (another page) and the table's links to each run.
+    assert checked > 50 and fragments > 10
+
+
+@pytest.mark.slow
+def test_cell_pages_keep_every_run_escaped(built: Path) -> None:
+    page = built / "runs" / "2026-07" / WL / "small" / "single-shot" / "index.html"
+    text = page.read_text("utf-8")
+    scan = _scan(page)
+    docs = built.parent / "docs" / "runs" / "2026-07" / WL / "small" / "single-shot" / "index.md"
+    assert scan.runs == docs.read_text("utf-8").count('<div class="lr-run-detail">') > 0
+    assert MARKER not in text  # the raw HTML was put back where the marker stood
+    assert HOSTILE not in text and "<script>alert" not in text
+    # The introduction went through markdown: its links are URLs, not .md files.
+    assert ".md" not in "".join(h for h in scan.hrefs if not h.startswith("http"))
+
+
+def test_a_page_without_the_marker_is_left_to_markdown() -> None:
+    tail = RawTail()
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="index.md"))
+    assert tail.on_page_markdown("# Title\n\ntext\n", page) == "# Title\n\ntext\n"
+    assert tail.on_page_content("<h1>Title</h1>", page) == "<h1>Title</h1>"
+
+
+def test_the_tail_is_put_back_and_a_lost_marker_stops_the_build() -> None:
+    tail = RawTail()
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="runs/a/index.md"))
+    head = tail.on_page_markdown(f"# Runs\n\nintro\n{MARKER}\n<div>runs</div>\n", page)
+    assert "<div>runs</div>" not in head and MARKER in head
+    assert tail.on_page_content(f"<h1>Runs</h1>\n{MARKER}\n", page) == (
+        "<h1>Runs</h1>\n<div>runs</div>\n\n"
+    )
+    tail.on_page_markdown(f"# Runs\n{MARKER}\n<div>runs</div>\n", page)
+    with pytest.raises(RuntimeError, match="marker was lost"):
+        tail.on_page_content("<h1>Runs</h1>", page)
