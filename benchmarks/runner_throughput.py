@@ -14,10 +14,12 @@ in a real run.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import datetime as dt
 import io
 import multiprocessing as mp
 import os
+import pstats
 import random
 import tempfile
 import time
@@ -126,7 +128,16 @@ def main() -> None:
     parser.add_argument("--burst", type=float, default=10.0)
     parser.add_argument("--latency", type=float, default=0.1, help="fake's reply latency, s")
     parser.add_argument("--concurrency", type=int, default=32, help="runner's global cap")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="profile the run (event loop thread) and print its N costliest functions; "
+        "the profiler's own overhead inflates the CPU figures of that run",
+    )
     args = parser.parse_args()
+    profiler = cProfile.Profile(time.thread_time) if args.profile else None
 
     ctx = mp.get_context("spawn")
     port_q: mp.Queue = ctx.Queue()
@@ -152,6 +163,8 @@ def main() -> None:
             load_before = os.getloadavg()
             cpu0, wall0 = time.process_time(), time.perf_counter()
             began = dt.datetime.now(dt.UTC)
+            if profiler is not None:
+                profiler.enable()
             summary = run_edition(
                 root,
                 RunOptions(concurrency=args.concurrency),
@@ -159,6 +172,8 @@ def main() -> None:
                 console=Console(file=io.StringIO()),
                 show_progress=False,
             )
+            if profiler is not None:
+                profiler.disable()
             wall = time.perf_counter() - wall0
             cpu = time.process_time() - cpu0
             root_log_dir = root / "runs" / WORKLOAD.id / "fake"
@@ -202,7 +217,17 @@ def main() -> None:
     )
     print(f"runner CPU: {cpu:.2f} s = {per_request_ms:.2f} ms per request (goal <= 2)")
     print(f"completed {completed} requests in {wall:.2f} s = {achieved:.1f} req/s")
+    if profiler is not None:
+        _print_profile(profiler, args.profile)
     print(f"throughput / limit = {achieved / args.rate:.3f}  (goal >= 0.95)")
+
+
+def _print_profile(profiler: cProfile.Profile, top: int) -> None:
+    """The costliest functions by own time, then by time including callees."""
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(top)
+        print(out.getvalue())
 
 
 def _load(values: tuple[float, float, float]) -> str:
