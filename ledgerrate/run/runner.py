@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from httpx_aiohttp import AiohttpTransport
 from rich.console import Console
 
 from ledgerrate.edition import Edition
@@ -35,6 +34,7 @@ from ledgerrate.providers.base import (
     ProviderFactory,
 )
 from ledgerrate.providers.baseline import baseline_record
+from ledgerrate.providers.client import api_client
 from ledgerrate.run import agent, bodies, calls, probe, rawlog, unfinished
 from ledgerrate.run.durable import GroupCommit
 from ledgerrate.run.limits import Limits, RetryPolicy, call_limited
@@ -251,10 +251,6 @@ class Runner:
         # A pool no larger than the requests in flight: httpcore scans every pooled connection
         # on each request, so idle extras cost CPU for nothing.
         pool = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency)
-        if transport is None:
-            from httpx_aiohttp import AiohttpTransport
-
-            transport = AiohttpTransport(limits=pool)
         self.writer = GroupCommit()
         self.store = bodies.BodyStore(self.edition.paths.root)
         try:
@@ -269,13 +265,9 @@ class Runner:
     async def _run(
         self, cells: list[Cell], transport: httpx.AsyncBaseTransport | None, pool: httpx.Limits
     ) -> None:
-        if transport is None:
-            # httpcore's pool re-checks every pooled connection (a poll syscall each) several
-            # times per request, quadratically in the pool size: 55% of the runner's CPU when
-            # profiled at 100 req/s. aiohttp's connector does the same job in O(1); the adapters
-            # still speak httpx, and tests still inject their own transport.
-            transport = AiohttpTransport(limits=pool)
-        async with httpx.AsyncClient(transport=transport, limits=pool) as client:
+        # httpx over aiohttp's pool, without cookies (see providers/client.py); tests inject
+        # their own transport.
+        async with api_client(transport, pool) as client:
             factory = self.factory
             if factory is None:
                 from ledgerrate.providers import make_provider
