@@ -43,20 +43,36 @@ def split(body: dict[str, Any]) -> tuple[StoredRequest, dict[str, bytes]]:
     moved: dict[str, str] = {}
     texts: dict[str, bytes] = {}
 
-    def walk(value: Any, pointer: str) -> Any:
-        if isinstance(value, str) and len(value) >= MIN_MOVED_CHARS:
+    # The path to the value being walked, as raw keys and indices: its pointer is spelt out
+    # only for a string that moves (most of a body's keys lead to nothing that does).
+    path: list[str | int] = []
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            if len(value) < MIN_MOVED_CHARS:
+                return value
             data = value.encode("utf-8")
             digest = sha256_bytes(data)
             texts[digest] = data
-            moved[pointer] = digest
+            moved["".join(f"/{_escape(str(t))}" for t in path)] = digest
             return None
         if isinstance(value, dict):
-            return {k: walk(v, f"{pointer}/{_escape(k)}") for k, v in value.items()}
+            kept: dict[str, Any] = {}
+            for k, v in value.items():
+                path.append(k)
+                kept[k] = walk(v)
+                path.pop()
+            return kept
         if isinstance(value, list):
-            return [walk(v, f"{pointer}/{i}") for i, v in enumerate(value)]
+            items = []
+            for i, v in enumerate(value):
+                path.append(i)
+                items.append(walk(v))
+                path.pop()
+            return items
         return value
 
-    kept = walk(body, "")
+    kept = walk(body)
     return StoredRequest.model_construct(body=kept, moved=moved), texts
 
 
