@@ -59,7 +59,8 @@ inspect: $(INSPECT_STAMP)
 # Not `$(MAKE) lint` inside the test recipe: make runs a line naming $(MAKE) even under -n.
 LINT := $(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/lint-imports && \
 	$(BIN)/mypy ledgerrate
-PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -q
+# The slowest tests are listed after each run: where the suite's wall time goes.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -q --durations=15
 LINT_LOG := $(VENV)/lint.log
 
 test: $(STAMP) $(LOCAL_STAMP) $(INSPECT_STAMP)
