@@ -115,6 +115,7 @@ def _load() -> str:
 
 # Products the "pages cold" builds make anew (publish/cache.py names each kind's folder).
 PAGE_PRODUCTS = ("drilldown", "drilldown-items")
+WARM = "cache-warm"  # in the scratch folder: the cache the "pages cold" builds start from
 
 
 def timed_build(
@@ -136,16 +137,15 @@ def timed_build(
     return Build(label, measure(label, code, {**os.environ, CACHE_ENV: str(cache)}))
 
 
-def warm_cache(editions: Path, scratch: Path) -> Path:
-    """A cache filled by one untimed build (with the drill-downs), for the "pages cold" builds."""
-    warm = scratch / "cache-warm"
-    if not warm.is_dir():
-        copy = scratch / "editions-warm"
-        shutil.copytree(editions, copy)
-        timed_build("warm-up", copy, scratch / "out-warm", warm, with_drill=True, profile=None)
-        shutil.rmtree(copy)
-        shutil.rmtree(scratch / "out-warm")
-    return warm
+def warm_cache(editions: Path, scratch: Path) -> None:
+    """Fill WARM by one untimed build (with the drill-downs), for the "pages cold" builds."""
+    copy = scratch / "editions-warm"
+    shutil.copytree(editions, copy)
+    timed_build(
+        "warm-up", copy, scratch / "out-warm", scratch / WARM, with_drill=True, profile=None
+    )
+    shutil.rmtree(copy)
+    shutil.rmtree(scratch / "out-warm")
 
 
 def fresh_cache(scratch: Path, side: str, *, cold: bool) -> Path:
@@ -154,7 +154,7 @@ def fresh_cache(scratch: Path, side: str, *, cold: bool) -> Path:
     if cold:
         cache.mkdir()
         return cache
-    shutil.copytree(scratch / "cache-warm", cache)
+    shutil.copytree(scratch / WARM, cache)
     for kind in PAGE_PRODUCTS:
         shutil.rmtree(cache / "products" / kind, ignore_errors=True)
     return cache

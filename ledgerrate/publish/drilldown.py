@@ -65,6 +65,15 @@ def item_anchor(item_id: str) -> Markup:
     return segment(f"item-{item_id}")
 
 
+def _root_of(rel: str) -> str:
+    """The docs root, relative to the page in folder `rel` (a page is `rel/index.md`)."""
+    return "../" * rel.count("/") + "../"
+
+
+def _seed_released(edition: Edition, workload: str) -> bool:
+    return edition.seeds is not None and workload in edition.seeds.seeds
+
+
 def link(cell: CellResult, edition_id: str, root: str, text: str = "runs") -> Markup:
     """A markdown link to the cell's drill-down page (checked by mkdocs --strict)."""
     target = f"{root}{page_dir(edition_id, cell.workload, cell.model, str(cell.mode))}/index.md"
@@ -231,7 +240,7 @@ def _render(
     name: str,
     root: str,
 ) -> bytes:
-    released = edition.seeds is not None and cell.workload in edition.seeds.seeds
+    released = _seed_released(edition, cell.workload)
     ctx = {
         "root": root,
         "edition": edition,
@@ -299,7 +308,7 @@ def _render_items(
     dataset: Published | None,
     root: str,
 ) -> bytes:
-    released = edition.seeds is not None and workload in edition.seeds.seeds
+    released = _seed_released(edition, workload)
     ctx = {
         "root": root,
         "edition": edition,
@@ -363,12 +372,12 @@ def render_drilldowns(
             strings.clear()
             dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
             dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
-            released = edition.seeds is not None and workload.workload in edition.seeds.seeds
+            released = _seed_released(edition, workload.workload)
             log_digests = []
             for i, cell in enumerate(workload.cells):
                 mode = str(cell.mode)
                 rel = page_dir(edition.id, cell.workload, cell.model, mode)
-                root = "../" * rel.count("/") + "../"
+                root = _root_of(rel)
                 logs = [
                     edition.paths.runs(cell.workload, cell.model, mode),
                     edition.paths.grades(cell.workload, cell.model, mode),
@@ -392,7 +401,7 @@ def render_drilldowns(
             if not workload.cells:
                 continue
             rel = items_dir(edition.id, workload.workload)
-            root = "../" * rel.count("/") + "../"
+            root = _root_of(rel)
             key = key_of(
                 "drilldown-items",
                 cache.toolchain(),

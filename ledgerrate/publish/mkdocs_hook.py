@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.publish.raw_tail import RawTail
+
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
 
@@ -39,22 +41,8 @@ def on_config(config: Any) -> Any:
     return config
 
 
-# The drill-down pages' raw HTML skips markdown here too (publish/raw_tail.py says why).
-_raw_tail = None
-
-
-def _tail() -> Any:
-    global _raw_tail
-    if _raw_tail is None:
-        from ledgerrate.publish.raw_tail import RawTail
-
-        _raw_tail = RawTail()
-    return _raw_tail
-
-
-def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
-    return _tail().on_page_markdown(markdown, page, **kwargs)
-
-
-def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
-    return _tail().on_page_content(html, page, **kwargs)
+# The drill-down pages' raw HTML skips markdown here too (publish/raw_tail.py says why); the
+# module is small, and mkdocs registers each `on_*` name of a hook module as an event.
+_raw_tail = RawTail()
+on_page_markdown = _raw_tail.on_page_markdown
+on_page_content = _raw_tail.on_page_content
