@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -125,16 +126,31 @@ def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
         yield
 
 
+def _shared_datasets(factory: pytest.TempPathFactory) -> Path:
+    """One datasets folder for the whole run, both xdist workers included (their base folders
+    share a parent). A cached dataset is keyed by its registered hash and checked against it on
+    every read, so no test can be handed another's: only the generation is shared, which costs
+    seconds of invoice and board-pack PDFs for each build in a fresh subprocess."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "shared-datasets"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def _own_build_cache(factory: pytest.TempPathFactory) -> Iterator[None]:
+    cache = factory.mktemp("build-cache")
+    (cache / "datasets").symlink_to(_shared_datasets(factory), target_is_directory=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("LEDGERRATE_CACHE_DIR", str(factory.mktemp("build-cache")))
+        patch.setenv("LEDGERRATE_CACHE_DIR", str(cache))
         yield
 
 
 # Builds never read or fill the developer's ~/.cache/ledgerrate, and no two tests share a
-# products cache (many stand in their own figures for the same edition files, so a shared
-# cache would hand one test another's): one per test, and one per module and per session for
-# the wider fixtures, as each build folder had its own cache before the cache moved out of it.
+# products cache (many stand in their own figures for the same edition files, so a shared cache
+# would hand one test another's): one per test, and one per module and per session for the wider
+# fixtures, as each build folder had its own cache before the cache moved out of it. Only the
+# datasets folder, content-addressed and checked on read, is shared (see `_shared_datasets`).
 @pytest.fixture(scope="session", autouse=True)
 def _session_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield from _own_build_cache(tmp_path_factory)
