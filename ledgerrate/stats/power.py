@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import norm
-
 from ledgerrate.schema import PowerPlan
 
 
@@ -17,6 +15,10 @@ def minimum_detectable_difference(
     Uses Cohen's arcsine effect size h = (z_{1-α/2} + z_{power}) · sqrt(2/n), which behaves
     near 0 and 1 where the plain normal approximation does not.
     """
+    # scipy takes about a second to import; `ingest`, `inspect eval` and `run` reach this module
+    # through the dataset builder without ever computing a power plan.
+    from scipy.stats import norm
+
     h = (norm.ppf(1 - alpha / 2) + norm.ppf(power)) * math.sqrt(2 / n)
     phi = 2 * math.asin(math.sqrt(reference_rate)) - h
     other = math.sin(max(phi, 0.0) / 2) ** 2
