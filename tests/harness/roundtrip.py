@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
+from ledgerrate.cli import app
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.stage import grade_edition
@@ -118,6 +121,18 @@ class Bench:
         if check:
             assert result.returncode == 0, result.stdout + result.stderr
         return result
+
+    def cli_in_process(self, *args: str | Path) -> subprocess.CompletedProcess[str]:
+        """The same command through the same CLI app, in this process: for checks whose
+        subprocess path another test already takes (a `ledgerrate` process spends seconds on
+        imports alone, ten and more on a loaded machine). Datasets come from this process's
+        cache (tests/conftest.py) instead of being regenerated from the seed."""
+        outcome = CliRunner().invoke(app, [str(a) for a in args], env=self.env())
+        if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+            raise outcome.exception
+        return subprocess.CompletedProcess(
+            list(map(str, args)), outcome.exit_code, outcome.stdout, outcome.stderr
+        )
 
     def inspect_eval(self, edition: Path, mode: str, log_dir: Path) -> Path:
         result = subprocess.run(

@@ -49,8 +49,7 @@ def _user_prompts(bench: Bench, since: int) -> list[str]:
 def direct(bench: Bench) -> tuple[Path, list[str]]:
     edition = bench.copy("direct")
     before = len(bench.fake.requests)
-    for mode in MODES:
-        bench.cli("run", edition, "--modes", mode, "--concurrency", "2")
+    bench.cli("run", edition, "--modes", ",".join(MODES), "--concurrency", "2")
     seen = _user_prompts(bench, before)
     bench.grade(edition)
     return edition, seen
@@ -120,10 +119,15 @@ def test_inspect_sent_the_prompts_run_sends(direct, inspect_logs) -> None:
 
 
 def test_ingesting_a_log_twice_adds_nothing(bench, inspect_logs, ingested) -> None:
+    # In process: a `ledgerrate ingest` subprocess skipping samples ingested before is taken by
+    # the kill -9 test's resumed ingest.
     runs = sorted((ingested / "runs").rglob("*.jsonl"))
     before = {p: p.read_bytes() for p in runs}
-    again = bench.cli("ingest", ingested, inspect_logs["agentic"], inspect_logs["single-shot"])
-    assert "ingested before; skipped" in again.stdout
+    logs = (inspect_logs["agentic"], inspect_logs["single-shot"])
+    again = bench.cli_in_process("ingest", ingested, *logs)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "8 samples were ingested before; skipped" in again.stdout
+    assert "nothing new to ingest" in again.stdout
     assert {p: p.read_bytes() for p in runs} == before
 
 
@@ -164,9 +168,12 @@ def _unknown_model(log) -> None:
     ids=["changed-prompt", "foreign-item", "outside-window", "unknown-model"],
 )
 def test_a_tampered_log_is_refused_with_its_reason(bench, inspect_logs, change, reason) -> None:
+    """Through the CLI app in process: a refusal's exit code and stderr from a `ledgerrate
+    ingest` subprocess are checked by the interchange test, and the subprocess reading Inspect
+    logs by the round trip itself. Each case starts from a pristine copy and the pristine log."""
     edition = bench.copy(f"tampered-{change.__name__}")
     log = _tampered(bench, inspect_logs["single-shot"], change.__name__, change)
-    result = bench.cli("ingest", edition, log, check=False)
+    result = bench.cli_in_process("ingest", edition, log)
     assert result.returncode != 0
     assert reason in result.stderr and "refused" in result.stderr, result.stderr
     assert "nothing was ingested" in result.stderr
