@@ -1,7 +1,8 @@
 """The round trip's pieces: a registered edition served by the scripted fake, and the commands.
 
-Every stage runs as the command a user types (`ledgerrate …`, `inspect eval …`) in a
-subprocess, so the entry point, the CLI and the files on disk are what is tested.
+Every stage of the round trip runs as the command a user types (`ledgerrate …`, `inspect eval
+…`) in a subprocess, so the entry point, the CLI and the files on disk are what is tested; checks
+whose subprocess path the round trip already takes may run the same CLI app in process.
 """
 
 from __future__ import annotations
@@ -110,29 +111,31 @@ class Bench:
         assert report.ok, "\n".join(report.lines())
         return report.ok
 
-    def cli(self, *args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(
-            [str(BIN / "ledgerrate"), *map(str, args)],
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+    def cli(
+        self, *args: str | Path, check: bool = True, in_process: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """`ledgerrate <args>` as a user types it, in a subprocess; `in_process`: the same CLI
+        app in this process, for checks whose subprocess path another test already takes (a
+        `ledgerrate` process spends seconds on imports alone, ten and more on a loaded machine);
+        its datasets then come from this process's cache (tests/conftest.py)."""
+        if in_process:
+            outcome = CliRunner().invoke(app, list(map(str, args)), env=self.env())
+            if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+                raise outcome.exception
+            result = subprocess.CompletedProcess(
+                list(map(str, args)), outcome.exit_code, outcome.stdout, outcome.stderr
+            )
+        else:
+            result = subprocess.run(
+                [str(BIN / "ledgerrate"), *map(str, args)],
+                env=self.env(),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
         if check:
             assert result.returncode == 0, result.stdout + result.stderr
         return result
-
-    def cli_in_process(self, *args: str | Path) -> subprocess.CompletedProcess[str]:
-        """The same command through the same CLI app, in this process: for checks whose
-        subprocess path another test already takes (a `ledgerrate` process spends seconds on
-        imports alone, ten and more on a loaded machine). Datasets come from this process's
-        cache (tests/conftest.py) instead of being regenerated from the seed."""
-        outcome = CliRunner().invoke(app, [str(a) for a in args], env=self.env())
-        if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
-            raise outcome.exception
-        return subprocess.CompletedProcess(
-            list(map(str, args)), outcome.exit_code, outcome.stdout, outcome.stderr
-        )
 
     def inspect_eval(self, edition: Path, mode: str, log_dir: Path) -> Path:
         result = subprocess.run(

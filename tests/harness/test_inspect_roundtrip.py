@@ -124,8 +124,7 @@ def test_ingesting_a_log_twice_adds_nothing(bench, inspect_logs, ingested) -> No
     runs = sorted((ingested / "runs").rglob("*.jsonl"))
     before = {p: p.read_bytes() for p in runs}
     logs = (inspect_logs["agentic"], inspect_logs["single-shot"])
-    again = bench.cli_in_process("ingest", ingested, *logs)
-    assert again.returncode == 0, again.stdout + again.stderr
+    again = bench.cli("ingest", ingested, *logs, in_process=True)
     assert "8 samples were ingested before; skipped" in again.stdout
     assert "nothing new to ingest" in again.stdout
     assert {p: p.read_bytes() for p in runs} == before
@@ -173,7 +172,7 @@ def test_a_tampered_log_is_refused_with_its_reason(bench, inspect_logs, change, 
     logs by the round trip itself. Each case starts from a pristine copy and the pristine log."""
     edition = bench.copy(f"tampered-{change.__name__}")
     log = _tampered(bench, inspect_logs["single-shot"], change.__name__, change)
-    result = bench.cli_in_process("ingest", edition, log)
+    result = bench.cli("ingest", edition, log, check=False, in_process=True)
     assert result.returncode != 0
     assert reason in result.stderr and "refused" in result.stderr, result.stderr
     assert "nothing was ingested" in result.stderr
