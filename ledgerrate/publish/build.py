@@ -51,6 +51,7 @@ def run_mkdocs(
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    from ledgerrate.publish.nav import apply_nav
     from ledgerrate.publish.raw_tail import RawTail
     from ledgerrate.publish.render import CONFIG
 
@@ -70,6 +71,7 @@ def run_mkdocs(
             site_url=site_url,
         )
         cfg.plugins["ledgerrate-raw-tail"] = RawTail()  # type: ignore[assignment]
+        apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:
         lines = [f"mkdocs: {line}" for line in collect.lines] or [f"mkdocs: {exc}"]

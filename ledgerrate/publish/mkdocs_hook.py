@@ -17,7 +17,7 @@ SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
 
 def on_config(config: Any) -> Any:
-    from ledgerrate.publish.nav import site_nav
+    from ledgerrate.publish.nav import apply_nav
 
     if os.environ.get(SKIP_RENDER_ENV) != "1":
         from ledgerrate.publish.cache import BuildCache, machine_cache_dir
@@ -36,8 +36,7 @@ def on_config(config: Any) -> Any:
         render_docs(root / "editions", docs, cache=cache)
         cache.save()
         config.docs_dir = str(docs)
-    if not config.nav:
-        config.nav = site_nav(Path(config.docs_dir))
+    apply_nav(config)
     return config
 
 

@@ -22,6 +22,11 @@ SECTIONS = (
     ("data", "Data"),
     ("errata", "Errata"),
 )
+# A sidebar section with more entries than this shows only its index page, which lists them
+# all: 215 model pages in every page's sidebar are unreadable, and each of a site's N pages then
+# carries an N-entry nav (the theme rendered ~500 links into each drill-down, 80% of mkdocs'
+# time on a 215-model edition).
+MAX_SECTION_ENTRIES = 24
 _HEADING = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -35,19 +40,27 @@ def page_title(path: Path) -> str:
     return html.escape(html.unescape(_TAG.sub("", match.group(1))).strip(), quote=False)
 
 
-def _entries(docs: Path, folder: Path) -> list[Any]:
-    """Index page first, then pages, then sub-folders (newest edition/version first)."""
+def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
+    """Index page first, then pages, then sub-folders (newest edition/version first); a
+    section too long for a sidebar is its index page alone, its other pages named in
+    `omitted` (gitignore patterns, for mkdocs' `not_in_nav`)."""
     entries: list[Any] = []
     index = folder / "index.md"
     if index.exists():
         entries.append(index.relative_to(docs).as_posix())
-    for page in sorted(p for p in folder.glob("*.md") if p.name != "index.md"):
-        entries.append({page_title(page): page.relative_to(docs).as_posix()})
+    pages = sorted(p for p in folder.glob("*.md") if p.name != "index.md")
     subfolders = sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
     if folder.name == "workloads":
         subfolders.reverse()  # workloads read best alphabetically, versions side by side
+    if index.exists() and len(pages) + len(subfolders) > MAX_SECTION_ENTRIES:
+        here = folder.relative_to(docs).as_posix()
+        omitted.extend(f"/{here}/{p.name}" for p in pages)
+        omitted.extend(f"/{here}/{sub.name}/" for sub in subfolders)
+        return entries
+    for page in pages:
+        entries.append({page_title(page): page.relative_to(docs).as_posix()})
     for sub in subfolders:
-        inner = _entries(docs, sub)
+        inner = _entries(docs, sub, omitted)
         if not inner:
             continue
         if len(inner) == 1 and isinstance(inner[0], str):
@@ -58,15 +71,33 @@ def _entries(docs: Path, folder: Path) -> list[Any]:
     return entries
 
 
-def site_nav(docs: Path) -> list[Any]:
+def site_nav(docs: Path) -> tuple[list[Any], list[str]]:
+    """The nav (mkdocs' `nav` setting) and the pages it leaves to their section's index page
+    (patterns to add to `not_in_nav`, which strict mode otherwise reports as omitted)."""
     nav: list[Any] = []
+    omitted: list[str] = []
     if (docs / "index.md").exists():
         nav.append({"Rate card": "index.md"})
     for folder, title in SECTIONS:
         if (docs / folder).is_dir():
-            entries = _entries(docs, docs / folder)
-            if entries:
+            entries = _entries(docs, docs / folder, omitted)
+            if len(entries) == 1 and isinstance(entries[0], str):
+                nav.append({title: entries[0]})
+            elif entries:
                 nav.append({title: entries})
     for page in sorted(p for p in docs.glob("*.md") if p.name != "index.md"):
         nav.append({page_title(page): page.name})
-    return nav
+    return nav, omitted
+
+
+def apply_nav(config: Any) -> None:
+    """Give a loaded mkdocs config the site's nav (unless it names one), adding the pages the
+    nav leaves to their section's index to `not_in_nav`."""
+    if config.nav:
+        return
+    from pathspec.gitignore import GitIgnoreSpec
+
+    nav, omitted = site_nav(Path(config.docs_dir))
+    config.nav = nav
+    extra = GitIgnoreSpec.from_lines(omitted)
+    config["not_in_nav"] = extra if config.not_in_nav is None else config.not_in_nav + extra

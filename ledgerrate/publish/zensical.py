@@ -29,7 +29,8 @@ def zensical_config(docs: Path, site: Path, config: Path = CONFIG) -> dict[str, 
     # absolute ones).
     settings["docs_dir"] = docs.name
     settings["site_dir"] = site.name
-    settings["nav"] = site_nav(docs)
+    settings["nav"], omitted = site_nav(docs)
+    settings["not_in_nav"] = "\n".join([*settings.get("not_in_nav", "").splitlines(), *omitted])
     return settings
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -43,10 +42,14 @@ def test_mkdocs_yml_declares_the_hook() -> None:
 def test_hook_renders_then_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fixtures = {"2026-07": write_edition(tmp_path / "editions", "2026-07", "2026-07-01")}
     monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    from mkdocs.config import load_config
+
     docs = tmp_path / "build" / "docs"
-    config = SimpleNamespace(
-        config_file_path=str(tmp_path / "mkdocs.yml"), docs_dir=str(docs), nav=None
+    docs.mkdir(parents=True)
+    config = load_config(
+        config_file=str(CONFIG), docs_dir=str(docs), site_dir=str(tmp_path / "site")
     )
+    config.config_file_path = str(tmp_path / "mkdocs.yml")
     hook = _hook()
     monkeypatch.delenv(hook.SKIP_RENDER_ENV, raising=False)
     assert hook.on_config(config) is config

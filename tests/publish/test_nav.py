@@ -1,0 +1,58 @@
+"""The sidebar: sections in reading order, and a long section left to its index page.
+
+A 215-model edition put every model page into every page's sidebar (about 500 links rendered
+into each of 3,000 pages); the strict build must still accept the pages the sidebar leaves out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.nav import MAX_SECTION_ENTRIES, site_nav
+
+MODELS = MAX_SECTION_ENTRIES + 6
+
+
+def _docs(root: Path, models: int) -> Path:
+    docs = root / "docs"
+    (docs / "editions" / "2027-01").mkdir(parents=True)
+    (docs / "index.md").write_text("# Rate card\n", "utf-8")
+    (docs / "editions" / "index.md").write_text("# Editions\n", "utf-8")
+    (docs / "editions" / "2027-01" / "index.md").write_text("# Edition 2027-01\n", "utf-8")
+    lines = ["# Models", ""]
+    for n in range(models):
+        page = docs / "models" / f"m{n:03d}" / "index.md"
+        page.parent.mkdir(parents=True)
+        page.write_text(f"# Model <b>{n}</b> & co\n\n[All models](../index.md)\n", "utf-8")
+        lines.append(f"- [m{n:03d}](m{n:03d}/index.md)")
+    (docs / "models" / "index.md").write_text("\n".join(lines) + "\n", "utf-8")
+    return docs
+
+
+def test_short_sections_list_their_pages_by_heading(tmp_path: Path) -> None:
+    nav, omitted = site_nav(_docs(tmp_path, 3))
+    sections = {next(iter(entry)): next(iter(entry.values())) for entry in nav}
+    assert list(sections) == ["Rate card", "Editions", "Models"]
+    edition = {"Edition 2027-01": "editions/2027-01/index.md"}
+    assert sections["Editions"] == ["editions/index.md", edition]
+    # Titles are the pages' headings as plain text (tags dropped), escaped once.
+    assert {"Model 0 &amp; co": "models/m000/index.md"} in sections["Models"]
+    assert omitted == []
+
+
+def test_a_long_section_is_its_index_page_alone(tmp_path: Path) -> None:
+    nav, omitted = site_nav(_docs(tmp_path, MODELS))
+    assert {"Models": "models/index.md"} in nav
+    assert sorted(omitted) == [f"/models/m{n:03d}/" for n in range(MODELS)]
+
+
+def test_strict_build_accepts_the_pages_the_sidebar_leaves_out(tmp_path: Path) -> None:
+    docs = _docs(tmp_path, MODELS)
+    site = tmp_path / "site"
+    run_mkdocs(docs, site)  # strict: an omitted page not in `not_in_nav` would fail it
+    page = (site / "models" / "m007" / "index.html").read_text("utf-8")
+    index = (site / "models" / "index.html").read_text("utf-8")
+    assert "m007/" in index  # reached from its section's index page
+    assert 'href="../m008/"' not in page  # and no model page lists the others
+    assert "Model <b>7</b> &amp; co" in page
