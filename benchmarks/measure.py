@@ -35,9 +35,18 @@ class Measured:
         )
 
 
+# Every child runs the way a `ledgerrate` command runs: at the collector's batch pace
+# (ledgerrate/gc_policy.py), unless the environment asks for Python's default pace (to
+# measure the difference).
+DEFAULT_GC_ENV = "BENCH_DEFAULT_GC"
+AS_A_COMMAND = "from ledgerrate.gc_policy import for_batch_work; for_batch_work()\n"
+
+
 def measure(label: str, code: str, env: dict[str, str] | None = None) -> Measured:
     """Run `code` (Python) in a child; the child may print one JSON object as its last line
     (the templates below add `peak_rss_kb`, the child's own peak with its children)."""
+    if (env or os.environ).get(DEFAULT_GC_ENV) != "1":
+        code = AS_A_COMMAND + code
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from measure import PEAK_KB, measure, timed_build
+from measure import DEFAULT_GC_ENV, PEAK_KB, measure, timed_build
 from scale_set import ensure_scale_set
 
 RESULTS = """
@@ -55,10 +55,17 @@ def main() -> None:
     parser.add_argument(
         "--no-rebuild", action="store_true", help="skip the no-change rebuild (build_speed.py's)"
     )
+    parser.add_argument(
+        "--default-gc",
+        action="store_true",
+        help="children at Python's default collector pace, not the commands' batch pace",
+    )
     args = parser.parse_args()
     source = ensure_scale_set(args.sets.resolve(), args.editions, args.models)
     private = source.parent / "private"
     env = {**os.environ, "LEDGERRATE_PRIVATE_DIR": str(private)}
+    if args.default_gc:
+        env[DEFAULT_GC_ENV] = "1"
     records = (source.parent / "DONE").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=args.sets) as tmp:
         editions = Path(tmp) / "editions"

@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from ledgerrate.errors import UsageProblem
+from ledgerrate.gc_policy import for_batch_work
 from ledgerrate.io import FileProblem
 
 # Commands are listed in the order an edition goes through them, not alphabetically.
@@ -73,10 +74,12 @@ EditionDir = Annotated[Path, typer.Argument(help="An edition folder, e.g. editio
 
 
 def friendly(func: F) -> F:
-    """Print user-fixable problems as one line each and exit 2."""
+    """Print user-fixable problems as one line each and exit 2 (every command is wrapped, so
+    each also runs at the garbage collector's batch pace, see `gc_policy`)."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for_batch_work()
         try:
             return func(*args, **kwargs)
         except (FileProblem, UsageProblem) as problem:

@@ -20,6 +20,7 @@ def on_config(config: Any) -> Any:
     from ledgerrate.publish.nav import apply_nav
 
     if os.environ.get(SKIP_RENDER_ENV) != "1":
+        from ledgerrate.gc_policy import for_batch_work
         from ledgerrate.publish.cache import BuildCache, machine_cache_dir
         from ledgerrate.publish.render import render_docs
 
@@ -33,6 +34,7 @@ def on_config(config: Any) -> Any:
         cache = BuildCache.open(
             machine_cache_dir(), index=root / "build" / "state" / "digests.json"
         )
+        for_batch_work()  # as `ledgerrate build` renders
         render_docs(root / "editions", docs, cache=cache)
         cache.save()
         config.docs_dir = str(docs)

@@ -64,3 +64,18 @@ def test_comma_lists_and_repeated_flags_mean_the_same(
     runner.invoke(app, ["grade", str(tmp_path), "--workloads", "a.x.v1, b.y.v1"])
     runner.invoke(app, ["grade", str(tmp_path), "--workloads", "a.x.v1", "--workloads", "b.y.v1"])
     assert seen == [["a.x.v1", "b.y.v1"], ["a.x.v1", "b.y.v1"]]
+
+
+def test_every_command_runs_at_the_collectors_batch_pace(tmp_path: Path) -> None:
+    import gc
+
+    from ledgerrate.gc_policy import BATCH_THRESHOLDS
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        done = CliRunner().invoke(app, ["schema", "--out", str(tmp_path)])
+        assert done.exit_code == 0, done.output
+        assert gc.get_threshold() == BATCH_THRESHOLDS
+    finally:
+        gc.set_threshold(*before)
