@@ -27,6 +27,9 @@ SECTIONS = (
 # carries an N-entry nav (the theme rendered ~500 links into each drill-down, 80% of mkdocs'
 # time on a 215-model edition).
 MAX_SECTION_ENTRIES = 24
+# Sections that read best alphabetically (workload versions side by side); the others list
+# their newest entry (edition, erratum, methodology version) first.
+ALPHABETICAL = frozenset({"workloads", "models"})
 _HEADING = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -40,6 +43,12 @@ def page_title(path: Path) -> str:
     return html.escape(html.unescape(_TAG.sub("", match.group(1))).strip(), quote=False)
 
 
+def _natural(path: Path) -> list[Any]:
+    # Erratum 2026-12-01-12 after -9, not between -1 and -2 (runs of digits compare as numbers;
+    # re.split puts them at the same odd positions of every key, so int meets int).
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
 def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
     """Index page first, then pages, then sub-folders (newest edition/version first); a
     section too long for a sidebar is its index page alone, its other pages named in
@@ -48,10 +57,10 @@ def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
     index = folder / "index.md"
     if index.exists():
         entries.append(index.relative_to(docs).as_posix())
-    pages = sorted(p for p in folder.glob("*.md") if p.name != "index.md")
-    subfolders = sorted((p for p in folder.iterdir() if p.is_dir()), reverse=True)
-    if folder.name == "workloads":
-        subfolders.reverse()  # workloads read best alphabetically, versions side by side
+    pages = sorted((p for p in folder.glob("*.md") if p.name != "index.md"), key=_natural)
+    subfolders = sorted((p for p in folder.iterdir() if p.is_dir()), key=_natural, reverse=True)
+    if folder.name in ALPHABETICAL:
+        subfolders.reverse()
     if index.exists() and len(pages) + len(subfolders) > MAX_SECTION_ENTRIES:
         here = folder.relative_to(docs).as_posix()
         omitted.extend(f"/{here}/{p.name}" for p in pages)

@@ -56,3 +56,18 @@ def test_strict_build_accepts_the_pages_the_sidebar_leaves_out(tmp_path: Path) -
     assert "m007/" in index  # reached from its section's index page
     assert 'href="../m008/"' not in page  # and no model page lists the others
     assert "Model <b>7</b> &amp; co" in page
+
+
+def test_newest_first_in_number_order_and_models_alphabetical(tmp_path: Path) -> None:
+    docs = _docs(tmp_path, 3)
+    for n in (1, 2, 9, 10, 12):
+        page = docs / "errata" / f"2026-12-01-{n}" / "index.md"
+        page.parent.mkdir(parents=True)
+        page.write_text(f"# Erratum 2026-12-01-{n}\n", "utf-8")
+    (docs / "errata" / "index.md").write_text("# Errata\n", "utf-8")
+    nav, _ = site_nav(docs)
+    sections = {next(iter(entry)): next(iter(entry.values())) for entry in nav}
+    errata = [next(iter(e)) for e in sections["Errata"][1:]]
+    assert errata == [f"Erratum 2026-12-01-{n}" for n in (12, 10, 9, 2, 1)]
+    models = [next(iter(e.values())) for e in sections["Models"][1:]]
+    assert models == [f"models/m{n:03d}/index.md" for n in range(3)]
