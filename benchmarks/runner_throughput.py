@@ -28,6 +28,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ledgerrate.gc_policy import for_batch_work
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.io import read_jsonl, write_yaml
@@ -136,7 +137,14 @@ def main() -> None:
         help="profile the run (event loop thread) and print its N costliest functions; "
         "the profiler's own overhead inflates the CPU figures of that run",
     )
+    parser.add_argument(
+        "--default-gc",
+        action="store_true",
+        help="Python's default collector pace, not the batch pace `ledgerrate run` sets",
+    )
     args = parser.parse_args()
+    if not args.default_gc:
+        for_batch_work()
     profiler = cProfile.Profile(time.thread_time) if args.profile else None
 
     ctx = mp.get_context("spawn")
