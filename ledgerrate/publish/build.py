@@ -52,7 +52,7 @@ def run_mkdocs(
     from mkdocs.exceptions import MkDocsException
 
     from ledgerrate.publish.nav import apply_nav
-    from ledgerrate.publish.raw_tail import RawTail
+    from ledgerrate.publish.raw_html import RawHtml
     from ledgerrate.publish.render import CONFIG
 
     collect = _Collect()
@@ -70,7 +70,7 @@ def run_mkdocs(
             strict=True,
             site_url=site_url,
         )
-        cfg.plugins["ledgerrate-raw-tail"] = RawTail()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:

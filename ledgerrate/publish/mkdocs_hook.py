@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.publish.raw_tail import RawTail
+from ledgerrate.publish.raw_html import RawHtml
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
@@ -42,8 +42,8 @@ def on_config(config: Any) -> Any:
     return config
 
 
-# The drill-down pages' raw HTML skips markdown here too (publish/raw_tail.py says why); the
-# module is small, and mkdocs registers each `on_*` name of a hook module as an event.
-_raw_tail = RawTail()
-on_page_markdown = _raw_tail.on_page_markdown
-on_page_content = _raw_tail.on_page_content
+# Raw HTML blocks skip markdown here too (publish/raw_html.py says why); the module is small,
+# and mkdocs registers each `on_*` name of a hook module as an event.
+_raw_html = RawHtml()
+on_page_markdown = _raw_html.on_page_markdown
+on_page_context = _raw_html.on_page_context

@@ -1,7 +1,7 @@
-"""The drill-down pages' raw HTML skips markdown (publish/raw_tail.py), so `mkdocs --strict`
-no longer sees their links: here every link of every built drill-down page must land, on a
-file of the site and, for a fragment, on an element with that id; and each page keeps every
-run it had."""
+"""The drill-down pages' raw HTML skips markdown (publish/raw_html.py), so markdown no longer
+checks their links (the plugin only checks that each lands on a file): here every link of every
+built drill-down page must land, on a file of the site and, for a fragment, on an element with
+that id; and each page keeps every run it had."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.raw_tail import MARKER, RawTail
+from ledgerrate.publish.raw_html import MARKER, RawHtml
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 
@@ -103,21 +103,27 @@ def test_cell_pages_keep_every_run_escaped(built: Path) -> None:
     assert ".md" not in "".join(h for h in scan.hrefs if not h.startswith("http"))
 
 
+def _page(uri: str, content: str = "") -> SimpleNamespace:
+    return SimpleNamespace(file=SimpleNamespace(src_uri=uri), content=content)
+
+
 def test_a_page_without_the_marker_is_left_to_markdown() -> None:
-    tail = RawTail()
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="index.md"))
-    assert tail.on_page_markdown("# Title\n\ntext\n", page) == "# Title\n\ntext\n"
-    assert tail.on_page_content("<h1>Title</h1>", page) == "<h1>Title</h1>"
+    raw = RawHtml()
+    page = _page("index.md", "<h1>Title</h1>")
+    assert raw.on_page_markdown("# Title\n\ntext\n", page) == "# Title\n\ntext\n"
+    assert raw.on_page_context({"k": 1}, page) == {"k": 1}
+    assert page.content == "<h1>Title</h1>"
 
 
 def test_the_tail_is_put_back_and_a_lost_marker_stops_the_build() -> None:
-    tail = RawTail()
-    page = SimpleNamespace(file=SimpleNamespace(src_uri="runs/a/index.md"))
-    head = tail.on_page_markdown(f"# Runs\n\nintro\n{MARKER}\n<div>runs</div>\n", page)
-    assert "<div>runs</div>" not in head and MARKER in head
-    assert tail.on_page_content(f"<h1>Runs</h1>\n{MARKER}\n", page) == (
-        "<h1>Runs</h1>\n<div>runs</div>\n\n"
-    )
-    tail.on_page_markdown(f"# Runs\n{MARKER}\n<div>runs</div>\n", page)
+    raw = RawHtml()
+    page = _page("runs/a/index.md")
+    head = raw.on_page_markdown(f"# Runs\n\nintro\n{MARKER}\n<div>runs</div>\n", page)
+    assert "<div>runs</div>" not in head and "lr:raw-html 0" in head
+    page.content = "<h1>Runs</h1>\n<!-- lr:raw-html 0 -->\n"
+    raw.on_page_context({}, page)
+    assert page.content == "<h1>Runs</h1>\n<div>runs</div>\n\n"
+    raw.on_page_markdown(f"# Runs\n{MARKER}\n<div>runs</div>\n", page)
+    page.content = "<h1>Runs</h1>"
     with pytest.raises(RuntimeError, match="marker was lost"):
-        tail.on_page_content("<h1>Runs</h1>", page)
+        raw.on_page_context({}, page)

@@ -141,9 +141,9 @@ def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path)
     assert '<a href="../../#item-item-00' in page
     items = (tmp_path / "docs1" / f"runs/2026-07/{WL}/index.md").read_text()
     assert "withheld until the seed" in items
-    # The workload page's results table links each cell to its runs.
+    # The workload page's results table (HTML: publish/html_table.py) links each cell to its runs.
     workload = (tmp_path / "docs1" / f"workloads/{WL}/index.md").read_text()
-    assert f"(../../runs/2026-07/{WL}/small/single-shot/index.md)" in workload
+    assert f'<a href="../../runs/2026-07/{WL}/small/single-shot/">' in workload
     # Nothing changed: every page comes from the cache, byte for byte.
     again = _render(root, tmp_path / "docs2", fixtures, tmp_path / "cache")
     assert again.hits.get("drilldown") == cells and not again.misses.get("drilldown")

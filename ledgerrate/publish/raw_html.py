@@ -1,0 +1,112 @@
+"""Raw HTML that skips markdown: the drill-down pages' runs and the large results tables.
+
+A drill-down page is a short markdown introduction (headings, links that `mkdocs --strict`
+checks) and then raw HTML blocks: a table of the cell's runs and one block per attempt, with
+every record's text already escaped. A workload or edition page of a 200-model edition holds
+tables of thousands of rows (`publish/html_table.py` writes them as HTML). Markdown would store
+such blocks unchanged, but only after its HTML parser has read every tag and character
+reference of them, which was most of the site build. So a page marks them: a tail after
+`MARKER`, or regions between `REGION_START` and `REGION_END`; this plugin hands markdown the
+rest of the page and puts the HTML back afterwards.
+
+Two things markdown did for these blocks are done here instead:
+- every relative link in them must land on a file of the site, or `mkdocs --strict` fails
+  (markdown checked the links of the tables when they were markdown);
+- they go back after the site search has indexed the page, so the index holds the pages'
+  prose and headings, not thousands of table rows (the drill-down pages are left out of the
+  search altogether by their front matter).
+
+The page file stays complete, so an engine without the plugin (Zensical, which ignores hooks)
+builds the same page the slow way. No marker can come from a record: every `<` of a record
+is a character reference on our pages.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from markupsafe import Markup
+
+MARKER = "<!-- lr:raw-html-below -->"
+REGION_START = "<!-- lr:raw-html -->"
+REGION_END = "<!-- lr:/raw-html -->"
+_SPLIT = f"\n{MARKER}\n"
+_REGION = re.compile(f"\n{re.escape(REGION_START)}\n(.*?)\n{re.escape(REGION_END)}\n", re.DOTALL)
+_HREF = re.compile(r'\shref="([^"]*)"')
+_log = logging.getLogger("mkdocs.plugins.ledgerrate.raw_html")
+
+
+def region(html: str) -> Markup:
+    """`html` (final HTML, every value already escaped) as a block that skips markdown. Blank
+    lines are dropped: an engine that does read the block as markdown would end it at one."""
+    lines = "\n".join(line for line in html.split("\n") if line.strip())
+    return Markup(f"\n{REGION_START}\n{lines}\n{REGION_END}\n")
+
+
+def _placeholder(index: int) -> str:
+    return f"<!-- lr:raw-html {index} -->"
+
+
+def broken_links(page_uri: str, html: str, exists: Any) -> list[str]:
+    """The relative links of `html`, on the page `page_uri`, whose target `exists` denies."""
+    base = posixpath.dirname(page_uri)
+    broken = []
+    for href in dict.fromkeys(_HREF.findall(html)):
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
+            continue  # another site, this page's own anchor, or absolute: not ours to check
+        target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
+        if parts.path.endswith("/"):
+            target = posixpath.join(target, "index.md")
+        if target.startswith("../") or not exists(target):
+            broken.append(href)
+    return broken
+
+
+class RawHtml:
+    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, list[str]] = {}
+
+    def on_page_markdown(self, markdown: str, page: Any, files: Any = None, **_: Any) -> str:
+        blocks: list[str] = []
+
+        def hold(found: re.Match[str]) -> str:
+            blocks.append(found[1])
+            return f"\n\n{_placeholder(len(blocks) - 1)}\n\n"
+
+        head, found, tail = markdown.partition(_SPLIT)
+        head = _REGION.sub(hold, head)
+        if found:
+            blocks.append(tail)
+            head = f"{head}\n\n{_placeholder(len(blocks) - 1)}\n"
+        if not blocks:
+            return markdown
+        uri = page.file.src_uri
+        if files is not None:
+            for href in broken_links(uri, "\n".join(blocks), files.get_file_from_path):
+                _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
+        self._held[uri] = blocks
+        return head
+
+    def on_page_context(self, context: Any, page: Any, **_: Any) -> Any:
+        blocks = self._held.pop(page.file.src_uri, None)
+        if blocks is None:
+            return context
+        content = page.content
+        for index, block in enumerate(blocks):
+            before, found, after = content.partition(_placeholder(index))
+            if not found:  # markdown always keeps a comment block; never drop the page's runs
+                raise RuntimeError(f"{page.file.src_uri}: a raw HTML marker was lost")
+            content = before + block + after
+        page.content = content
+        return context
+
+    # After every other plugin's on_page_context (mkdocs runs higher priorities first): the
+    # search plugin indexes the page without its raw blocks.
+    on_page_context.mkdocs_priority = -100  # type: ignore[attr-defined]
