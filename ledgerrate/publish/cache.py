@@ -131,6 +131,8 @@ class BuildCache:
     # kind -> key -> entry names, listed once per kind: a glob per lookup re-reads the whole
     # folder, quadratic in its size (60 s of a 215-model edition's no-change build).
     _listed: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # Digests remembered since `added` was last cleared: a forked worker's, for its parent.
+    added: dict[str, list[Any]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, root: Path, index: Path | None = None) -> BuildCache:
@@ -161,9 +163,20 @@ class BuildCache:
             return known[4]
         digest = sha256_file(path)
         if time.time() - st.st_mtime_ns / 1e9 > _RACY_S:
-            self._digests[name] = [*stamp, digest]
+            self._digests[name] = self.added[name] = [*stamp, digest]
             self._dirty = True
         return digest
+
+    def absorb(
+        self, hits: dict[str, int], misses: dict[str, int], digests: dict[str, list[Any]]
+    ) -> None:
+        """Count what a worker process did with this cache, and remember its digests."""
+        for mine, theirs in ((self.hits, hits), (self.misses, misses)):
+            for kind, n in theirs.items():
+                mine[kind] = mine.get(kind, 0) + n
+        if digests:
+            self._digests.update(digests)
+            self._dirty = True
 
     def tree_digest(self, roots: Iterable[Path], *, skip: Callable[[Path], bool] | None = None):
         """Digest of every file under `roots` (paths relative to the first root's parent)."""

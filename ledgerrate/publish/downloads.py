@@ -29,7 +29,7 @@ from ledgerrate.generate.dataset import build_dataset, stack_versions
 from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.hashing import seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem
-from ledgerrate.publish import corrected
+from ledgerrate.publish import corrected, forked
 from ledgerrate.publish.bundle import bundle_bytes
 from ledgerrate.publish.cache import PACKAGE, BuildCache, key_of, write_plain
 from ledgerrate.publish.load import Edition
@@ -49,6 +49,8 @@ _INPUTS = (
 )
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
 GZIP_LEVEL = 6
+# Logs gzipped per worker job: one log takes a few milliseconds, a hand-off about a tenth of one.
+_GZIP_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,8 @@ def seed_checks(edition: Edition) -> list[SeedCheck]:
 def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]:
     """Dataset files (e.g. invoice PDFs) of released seeds: from the cache entry of the
     registered dataset hash, or regenerated (and proved to be the registered dataset)."""
-    if edition.seeds is None:
+    seeds = edition.seeds
+    if seeds is None:
         return []
     registered = edition.registration.workloads if edition.registration else {}
     # What renders files beyond the hashed content: the workload code, synth, the PDF stack.
@@ -151,27 +154,33 @@ def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]
         build_dataset.__module__,
         stack_versions(),
     )
-    notes = []
-    for workload in sorted(edition.seeds.seeds):
+    scheme = edition.registration.hash_scheme if edition.registration else 1
+
+    def publish(workload: str) -> str | None:
+        """Write one workload's dataset files into `dest`; a note when it cannot be."""
         sealed = registered.get(workload)
         try:
             if sealed is None:
                 raise UsageProblem(f"workload {workload} is not registered")
             # The released seed must open the registered commitment before anything is
             # published as this edition's dataset, cached or not.
-            verified_seed(edition.seeds, workload, sealed.seed_commitment)
+            verified_seed(seeds, workload, sealed.seed_commitment)
             files = cache.dataset(
                 sealed.dataset_hash,
                 key_of(renderer, workload),
                 partial(_regenerate, edition.paths.root, workload),
-                edition.registration.hash_scheme if edition.registration else 1,
+                scheme,
             )
         except (UsageProblem, FileProblem, KeyError, ImportError, ValueError) as problem:
-            notes.append(f"{workload}: dataset not regenerated: {problem}")
-            continue
+            return f"{workload}: dataset not regenerated: {problem}"
         for rel, data in sorted(files.items()):
             write_plain(dest / "datasets" / workload / rel, data)
-    return notes
+        return None
+
+    # A workload per worker (publish/forked.py): regenerating one renders its PDFs, seconds
+    # each; the files are written by the worker, so only the note comes back.
+    notes = forked.map_forked(publish, sorted(seeds.seeds), cache)
+    return [note for note in notes if note is not None]
 
 
 def _regenerate(root: Path, workload: str) -> tuple[dict[str, Any], dict]:
@@ -204,6 +213,39 @@ def _schema_files() -> dict[str, bytes]:
 
 def _gzipped_log(log: Path, root: Path, restore_bodies: bool) -> bytes:
     return gzip_bytes(whole_log_bytes(log, root) if restore_bodies else log.read_bytes())
+
+
+def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
+    """Every run and grade log with its cached gzip; the missing ones are made by a worker
+    per CPU (publish/forked.py), in batches so that a job is more than its hand-off.
+
+    Run logs go out whole (request strings restored from bodies/), so a download stands alone;
+    a log already whole is passed through byte for byte. The bodies are content-addressed, so
+    the log's own digest keys the product."""
+    logs = [
+        (log, whole)
+        for kind, whole in (("runs", True), ("grades", False))
+        for log in sorted((root / kind).glob("*/*/*.jsonl"))
+    ]
+    keys = [key_of("gzip", GZIP_LEVEL, cache.file_digest(log)) for log, _ in logs]
+    found: dict[int, Path | None] = {i: cache.stored("gzip", key) for i, key in enumerate(keys)}
+    missing = [i for i, cached in found.items() if cached is None]
+
+    def make(batch: list[int]) -> list[Path]:
+        return [
+            cache.product_path("gzip", keys[i], partial(_gzipped_log, logs[i][0], root, logs[i][1]))
+            for i in batch
+        ]
+
+    step = _GZIP_BATCH
+    batches = [missing[start : start + step] for start in range(0, len(missing), step)]
+    for batch, made in zip(batches, forked.map_forked(make, batches, cache), strict=True):
+        found.update(zip(batch, made, strict=True))
+    made_all = [(log, found[i]) for i, (log, _) in enumerate(logs)]
+    lost = [log for log, cached in made_all if cached is None]
+    if lost:  # every missing gzip was made above; a gap would drop a download silently
+        raise RuntimeError(f"no gzip made for {lost[0]}")
+    return [(log, cached) for log, cached in made_all if cached is not None]
 
 
 def _on_demand_files(workload_id: str) -> Any:
@@ -244,18 +286,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
             write_plain(dest / name, (root / name).read_bytes())
     for card in sorted((root / "datasets").glob("*/card.json")):
         write_plain(dest / card.relative_to(root), card.read_bytes())
-    for kind in ("runs", "grades"):
-        for log in sorted((root / kind).glob("*/*/*.jsonl")):
-            rel = log.relative_to(root).with_suffix(".jsonl.gz")
-            key = key_of("gzip", GZIP_LEVEL, cache.file_digest(log))
-            # Run logs go out whole (request strings restored from bodies/), so a download
-            # stands alone; a log already whole is passed through byte for byte. The bodies
-            # are content-addressed, so the log's own digest keys the product.
-            _place(
-                cache.product_path("gzip", key, partial(_gzipped_log, log, root, kind == "runs")),
-                dest / rel,
-                known,
-            )
+    for log, cached in _gzipped_logs(root, cache):
+        _place(cached, dest / log.relative_to(root).with_suffix(".jsonl.gz"), known)
     for sheet in sorted((root / "spotchecks").glob("*.csv")):
         write_plain(dest / sheet.relative_to(root), sheet.read_bytes())
     for incident in edition.incidents:

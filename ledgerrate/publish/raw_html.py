@@ -56,6 +56,8 @@ def broken_links(page_uri: str, html: str, exists: Any) -> list[str]:
     base = posixpath.dirname(page_uri)
     broken = []
     for href in dict.fromkeys(_HREF.findall(html)):
+        if href.startswith("#"):  # most links of a drill-down page: its own runs
+            continue
         parts = urlsplit(href)
         if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
             continue  # another site, this page's own anchor, or absolute: not ours to check

@@ -1,0 +1,97 @@
+"""Build jobs on every CPU (publish/forked.py): the same results, in order, from other
+processes; what the workers did to the products cache is counted and remembered by the parent;
+a failing job fails the build; and a parallel build writes the same site as a serial one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ledgerrate.errors import UsageProblem
+from ledgerrate.publish import forked
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish.build import build_site
+from ledgerrate.publish.cache import BuildCache
+from tests.publish.factory import write_edition
+
+
+def test_results_come_back_in_order_from_worker_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    cache = BuildCache.open(tmp_path / "cache")
+
+    def job(n: int) -> tuple[int, int, Path]:
+        return n * n, os.getpid(), cache.product_path("square", f"k{n}", lambda: b"x" * n)
+
+    done = forked.map_forked(job, list(range(1, 9)), cache)
+    assert [square for square, _, _ in done] == [n * n for n in range(1, 9)]
+    assert os.getpid() not in {pid for _, pid, _ in done}  # made elsewhere, not here
+    assert all(path.read_bytes() == b"x" * n for n, (_, _, path) in enumerate(done, 1))
+    assert cache.misses == {"square": 8} and cache.hits == {}
+    # Back in this process, each entry the workers made is found, not made again.
+    again = forked.map_forked(job, list(range(1, 9)), cache)
+    assert [path for _, _, path in again] == [path for _, _, path in done]
+    assert cache.misses == {"square": 8} and cache.hits == {"square": 8}
+
+
+def test_a_workers_digests_are_remembered_by_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    files = []
+    for n in range(4):
+        path = tmp_path / f"input-{n}.txt"
+        path.write_text(f"input {n}\n", "utf-8")
+        os.utime(path, (1_700_000_000, 1_700_000_000))  # old enough to be remembered
+        files.append(path)
+    cache = BuildCache.open(tmp_path / "cache", index=tmp_path / "digests.json")
+    digests = forked.map_forked(cache.file_digest, files, cache)
+    cache.save()
+    remembered = BuildCache.open(tmp_path / "cache", index=tmp_path / "digests.json")
+    assert sorted(remembered._digests) == sorted(str(p.resolve()) for p in files)
+    assert [remembered._digests[str(p.resolve())][4] for p in files] == digests
+
+
+def test_a_failing_job_fails_the_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+
+    def job(n: int) -> int:
+        if n == 3:
+            raise UsageProblem("item 3: the dataset does not hash to its registration")
+        return n
+
+    with pytest.raises(UsageProblem, match="item 3"):
+        forked.map_forked(job, [1, 2, 3, 4], BuildCache.open(tmp_path / "cache"))
+
+
+def test_one_worker_or_one_job_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(forked.WORKERS_ENV, "1")
+    assert forked.workers(10) == 1
+    monkeypatch.setenv(forked.WORKERS_ENV, "4")
+    assert forked.workers(1) == 1 and forked.workers(3) == 3
+
+
+def _build(root: Path, out: Path, fixtures: dict, workers: str) -> Path:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+        mp.setenv(forked.WORKERS_ENV, workers)
+        build_site(root, out, cache_dir=out.parent / f"cache-{workers}")
+    return out / "docs"
+
+
+def test_a_parallel_build_writes_the_serial_builds_site(tmp_path: Path) -> None:
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True, release_seeds=True),
+    }
+    serial = _build(root, tmp_path / "serial", fixtures, "1")
+    parallel = _build(root, tmp_path / "parallel", fixtures, "2")
+    files = sorted(p.relative_to(serial) for p in serial.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(parallel) for p in parallel.rglob("*") if p.is_file())
+    assert any(f.parts[0] == "runs" for f in files) and any(f.suffix == ".gz" for f in files)
+    for rel in files:
+        assert (serial / rel).read_bytes() == (parallel / rel).read_bytes(), rel
