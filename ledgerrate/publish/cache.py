@@ -29,12 +29,13 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from ledgerrate import forked
 from ledgerrate.hashing import (
     LEGACY_SCHEME,
     HashScheme,
@@ -43,6 +44,9 @@ from ledgerrate.hashing import (
     sha256_file,
     sha256_json,
 )
+
+T = TypeVar("T")
+J = TypeVar("J")
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "ledgerrate"
@@ -357,3 +361,28 @@ def _atomic(path: Path, data: bytes) -> None:
 
 def key_of(*parts: Any) -> str:
     return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
+
+
+def map_cached(fn: Callable[[J], T], jobs: Sequence[J], cache: BuildCache) -> list[T]:
+    """`forked.map_forked` for jobs that use `cache`: what each worker did to it (hits,
+    misses, new input digests) is counted and remembered here, as if the jobs had run here."""
+    here = os.getpid()
+
+    def job(each: J) -> tuple[T, int, dict[str, int], dict[str, int], dict[str, list[Any]]]:
+        hits, misses = dict(cache.hits), dict(cache.misses)
+        cache.added.clear()
+        result = fn(each)
+        return (
+            result,
+            os.getpid(),
+            {k: n - hits.get(k, 0) for k, n in cache.hits.items() if n != hits.get(k, 0)},
+            {k: n - misses.get(k, 0) for k, n in cache.misses.items() if n != misses.get(k, 0)},
+            dict(cache.added),
+        )
+
+    results = []
+    for result, pid, hits, misses, digests in forked.map_forked(job, jobs):
+        if pid != here:  # a job run here counted itself already
+            cache.absorb(hits, misses, digests)
+        results.append(result)
+    return results

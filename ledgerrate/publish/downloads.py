@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -23,15 +24,16 @@ from typing import Any
 
 import pandas as pd
 
+from ledgerrate import forked
 from ledgerrate.bundle_format import INCLUDED_DIRS, INCLUDED_TOP
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, stack_versions
 from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.hashing import seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem
-from ledgerrate.publish import corrected, forked
+from ledgerrate.publish import corrected
 from ledgerrate.publish.bundle import bundle_bytes
-from ledgerrate.publish.cache import PACKAGE, BuildCache, key_of, write_plain
+from ledgerrate.publish.cache import PACKAGE, BuildCache, key_of, map_cached, write_plain
 from ledgerrate.publish.load import Edition
 from ledgerrate.run.bodies import whole_log_bytes
 from ledgerrate.schema import EditionResults
@@ -177,9 +179,9 @@ def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]
             write_plain(dest / "datasets" / workload / rel, data)
         return None
 
-    # A workload per worker (publish/forked.py): regenerating one renders its PDFs, seconds
+    # A workload per worker (ledgerrate/forked.py): regenerating one renders its PDFs, seconds
     # each; the files are written by the worker, so only the note comes back.
-    notes = forked.map_forked(publish, sorted(seeds.seeds), cache)
+    notes = map_cached(publish, sorted(seeds.seeds), cache)
     return [note for note in notes if note is not None]
 
 
@@ -217,7 +219,7 @@ def _gzipped_log(log: Path, root: Path, restore_bodies: bool) -> bytes:
 
 def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     """Every run and grade log with its cached gzip; the missing ones are made by a worker
-    per CPU (publish/forked.py), in batches so that a job is more than its hand-off.
+    per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
 
     Run logs go out whole (request strings restored from bodies/), so a download stands alone;
     a log already whole is passed through byte for byte. The bodies are content-addressed, so
@@ -231,15 +233,14 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     found: dict[int, Path | None] = {i: cache.stored("gzip", key) for i, key in enumerate(keys)}
     missing = [i for i, cached in found.items() if cached is None]
 
-    def make(batch: list[int]) -> list[Path]:
+    def make(batch: Sequence[int]) -> list[Path]:
         return [
             cache.product_path("gzip", keys[i], partial(_gzipped_log, logs[i][0], root, logs[i][1]))
             for i in batch
         ]
 
-    step = _GZIP_BATCH
-    batches = [missing[start : start + step] for start in range(0, len(missing), step)]
-    for batch, made in zip(batches, forked.map_forked(make, batches, cache), strict=True):
+    batches = forked.batches(missing, _GZIP_BATCH)
+    for batch, made in zip(batches, map_cached(make, batches, cache), strict=True):
         found.update(zip(batch, made, strict=True))
     made_all = [(log, found[i]) for i, (log, _) in enumerate(logs)]
     lost = [log for log, cached in made_all if cached is None]

@@ -28,8 +28,7 @@ from pathlib import Path
 from jinja2 import Environment, Template
 from markupsafe import Markup
 
-from ledgerrate.publish import forked
-from ledgerrate.publish.cache import BuildCache, key_of, write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
 from ledgerrate.publish.drilldown_records import (
     Attempt,
     Item,
@@ -156,7 +155,7 @@ def render_drilldowns(
     env: Environment, editions: list[Edition], docs: Path, cache: BuildCache
 ) -> int:
     """Write every cell's drill-down page and each workload's items page; returns how many
-    cell pages were written. Each edition's workload is one job (`publish/forked.py`: a worker
+    cell pages were written. Each edition's workload is one job (`ledgerrate/forked.py`: a worker
     process per CPU).
 
     One compiled template for each kind of page; each workload's published dataset is read once
@@ -167,7 +166,7 @@ def render_drilldowns(
     shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
     jobs = [(edition, workload) for edition in editions for workload in edition.results.workloads]
     job = partial(_render_workload, templates, shared_pre, docs, cache)
-    return sum(forked.map_forked(job, jobs, cache))
+    return sum(map_cached(job, jobs, cache))
 
 
 def _render_workload(

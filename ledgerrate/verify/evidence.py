@@ -8,9 +8,11 @@ recorded, and their anonymisation is checked instead.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ledgerrate import forked
 from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.hashing import canonical_json, seed_commitment
 from ledgerrate.io import load_model
@@ -28,6 +30,9 @@ from ledgerrate.schema import (
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Workload
+
+# Runs re-graded per worker job: one grading takes milliseconds, a hand-off far less.
+_BATCH = 128
 
 
 def check_seeds_and_datasets(
@@ -202,8 +207,26 @@ def check_grades(
     # A grader hash is the hash of the grader's source text: read once per workload, not once
     # per record (re-reading and tokenising the source cost more than the re-grading itself).
     grader_hashes: dict[str, str] = {}
-    regrade = _Regrader(datasets, lookup, remember=remember)
-    for run_id, (rel, grade) in sorted(latest_grades(logs).items()):
+    latest = sorted(latest_grades(logs).items())
+    # Every verdict first, on every CPU (ledgerrate/forked.py): the re-grading is most of a
+    # large edition's verification, and each verdict is independent of the others.
+    regraded = [
+        run
+        for run_id, _ in latest
+        if (run := runs.get(run_id)) is not None
+        and run.workload in datasets
+        and run.status == RunStatus.completed
+    ]
+    verdicts = dict(
+        zip(
+            (run.run_id for run in regraded),
+            _Regrader(datasets, lookup, remember=remember).all(
+                [(r.workload, r.item_id, r.answer or "", r.tool_state) for r in regraded]
+            ),
+            strict=True,
+        )
+    )
+    for run_id, (rel, grade) in latest:
         run = runs.get(run_id)
         if run is None:
             report.fail(
@@ -243,7 +266,7 @@ def check_grades(
             expected=grader_hash,
             found=grade.grader_hash,
         )
-        again = regrade(run.workload, run.item_id, run.answer or "", run.tool_state)
+        again = verdicts[run_id]
         if again.deterministic_pass and again.needs_judge:
             expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
         else:
@@ -271,31 +294,41 @@ def check_grades(
 
 
 class _Regrader:
-    """The registered grader's verdict on (workload, item, answer, tool state), each distinct
-    input graded once when `remember` is set."""
+    """The registered grader's verdicts on runs' (workload, item, answer, tool state), each
+    distinct input graded once when `remember` is set."""
 
     def __init__(self, datasets: dict[str, Dataset], lookup, *, remember: bool) -> None:
         self._datasets = datasets
         self._lookup = lookup
         self._remember = remember
-        self._seen: dict[tuple[str, str, str, str | None], Grade] = {}
+        self._states: dict[tuple[str, str, str, str | None], dict[str, Any] | None] = {}
 
-    def __call__(
-        self, workload_id: str, item_id: str, text: str, tool_state: dict[str, Any] | None
-    ) -> Grade:
-        key = (
-            workload_id,
-            item_id,
-            text,
-            None if tool_state is None else canonical_json(tool_state),
-        )
-        if self._remember and key in self._seen:
-            return self._seen[key]
-        item = self._datasets[workload_id].item(item_id)
-        grade = self._lookup(workload_id).grade(item, Answer(text, tool_state))
-        if self._remember:
-            self._seen[key] = grade
-        return grade
+    def all(self, inputs: list[tuple[str, str, str, dict[str, Any] | None]]) -> list[Grade]:
+        """The verdict on each (workload, item, answer, tool state), in order."""
+        keys = [
+            (workload, item, text, None if state is None else canonical_json(state))
+            for workload, item, text, state in inputs
+        ]
+        # The workers read each input's tool state from here (a fork copies it).
+        self._states = {key: state for key, (*_, state) in zip(keys, inputs, strict=True)}
+        todo = list(dict.fromkeys(keys)) if self._remember else keys
+        graded = [
+            grade
+            for batch in forked.map_forked(self._grade, forked.batches(todo, _BATCH))
+            for grade in batch
+        ]
+        if not self._remember:
+            return graded
+        seen = dict(zip(todo, graded, strict=True))
+        return [seen[key] for key in keys]
+
+    def _grade(self, keys: Sequence[tuple[str, str, str, str | None]]) -> list[Grade]:
+        out = []
+        for key in keys:
+            workload_id, item_id, text, _ = key
+            item = self._datasets[workload_id].item(item_id)
+            out.append(self._lookup(workload_id).grade(item, Answer(text, self._states[key])))
+        return out
 
 
 def _identities(manifest: EditionManifest) -> set[str]:

@@ -1,6 +1,7 @@
-"""Build jobs on every CPU (publish/forked.py): the same results, in order, from other
-processes; what the workers did to the products cache is counted and remembered by the parent;
-a failing job fails the build; and a parallel build writes the same site as a serial one."""
+"""Jobs on every CPU (ledgerrate/forked.py; publish/cache.py's map_cached for the build's):
+the same results, in order, from other processes; what the workers did to the products cache
+is counted and remembered by the parent; a failing job fails the call; and a parallel build
+writes the same site as a serial one."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate import forked
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish import forked
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.cache import BuildCache
+from ledgerrate.publish.cache import BuildCache, map_cached
 from tests.publish.factory import write_edition
 
 
@@ -26,13 +27,13 @@ def test_results_come_back_in_order_from_worker_processes(
     def job(n: int) -> tuple[int, int, Path]:
         return n * n, os.getpid(), cache.product_path("square", f"k{n}", lambda: b"x" * n)
 
-    done = forked.map_forked(job, list(range(1, 9)), cache)
+    done = map_cached(job, list(range(1, 9)), cache)
     assert [square for square, _, _ in done] == [n * n for n in range(1, 9)]
     assert os.getpid() not in {pid for _, pid, _ in done}  # made elsewhere, not here
     assert all(path.read_bytes() == b"x" * n for n, (_, _, path) in enumerate(done, 1))
     assert cache.misses == {"square": 8} and cache.hits == {}
     # Back in this process, each entry the workers made is found, not made again.
-    again = forked.map_forked(job, list(range(1, 9)), cache)
+    again = map_cached(job, list(range(1, 9)), cache)
     assert [path for _, _, path in again] == [path for _, _, path in done]
     assert cache.misses == {"square": 8} and cache.hits == {"square": 8}
 
@@ -48,7 +49,7 @@ def test_a_workers_digests_are_remembered_by_the_parent(
         os.utime(path, (1_700_000_000, 1_700_000_000))  # old enough to be remembered
         files.append(path)
     cache = BuildCache.open(tmp_path / "cache", index=tmp_path / "digests.json")
-    digests = forked.map_forked(cache.file_digest, files, cache)
+    digests = map_cached(cache.file_digest, files, cache)
     cache.save()
     remembered = BuildCache.open(tmp_path / "cache", index=tmp_path / "digests.json")
     assert sorted(remembered._digests) == sorted(str(p.resolve()) for p in files)
@@ -64,12 +65,15 @@ def test_a_failing_job_fails_the_call(tmp_path: Path, monkeypatch: pytest.Monkey
         return n
 
     with pytest.raises(UsageProblem, match="item 3"):
-        forked.map_forked(job, [1, 2, 3, 4], BuildCache.open(tmp_path / "cache"))
+        forked.map_forked(job, [1, 2, 3, 4])
 
 
-def test_one_worker_or_one_job_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_worker_or_one_job_runs_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(forked.WORKERS_ENV, "1")
     assert forked.workers(10) == 1
+    cache = BuildCache.open(tmp_path / "cache")
+    made = map_cached(lambda n: cache.product_path("k", f"k{n}", lambda: b"x"), [1, 2], cache)
+    assert len(made) == 2 and cache.misses == {"k": 2}  # counted once, not again on return
     monkeypatch.setenv(forked.WORKERS_ENV, "4")
     assert forked.workers(1) == 1 and forked.workers(3) == 3
 

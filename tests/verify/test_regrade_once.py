@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from ledgerrate import forked
+from ledgerrate.verify import evidence
 from ledgerrate.verify.evidence import _Regrader
 from ledgerrate.workloads.base import Grade, check
 
@@ -27,26 +31,44 @@ def _regrader(remember: bool) -> tuple[_Regrader, _Workload]:
 
 def test_the_same_answer_to_the_same_item_is_graded_once() -> None:
     regrade, workload = _regrader(remember=True)
-    first = regrade("w", "i1", "right", {"b": 1, "a": 2})
-    again = regrade("w", "i1", "right", {"a": 2, "b": 1})  # the same state, keys reordered
+    # The same state, keys reordered.
+    first, again = regrade.all(
+        [("w", "i1", "right", {"b": 1, "a": 2}), ("w", "i1", "right", {"a": 2, "b": 1})]
+    )
     assert first is again and len(workload.calls) == 1
 
 
 def test_another_item_answer_or_tool_state_is_graded_anew() -> None:
     regrade, workload = _regrader(remember=True)
-    verdicts = [
-        regrade("w", "i1", "right", None),
-        regrade("w", "i2", "right", None),
-        regrade("w", "i1", "wrong", None),
-        regrade("w", "i1", "right", {"a": 1}),
-        regrade("w", "i1", "right", {"a": 2}),
-    ]
+    verdicts = regrade.all(
+        [
+            ("w", "i1", "right", None),
+            ("w", "i2", "right", None),
+            ("w", "i1", "wrong", None),
+            ("w", "i1", "right", {"a": 1}),
+            ("w", "i1", "right", {"a": 2}),
+        ]
+    )
     assert len(workload.calls) == 5
     assert [v.deterministic_pass for v in verdicts] == [True, True, False, True, True]
 
 
 def test_without_remembering_every_run_is_graded() -> None:
     regrade, workload = _regrader(remember=False)
-    for _ in range(3):
-        regrade("w", "i1", "right", None)
+    regrade.all([("w", "i1", "right", None)] * 3)
     assert len(workload.calls) == 3
+
+
+def test_verdicts_from_worker_processes_are_the_verdicts_graded_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    inputs = [("w", f"i{n % 4}", "right" if n % 3 else "wrong", {"n": n % 2}) for n in range(24)]
+    here, _ = _regrader(remember=False)
+    monkeypatch.setenv(forked.WORKERS_ENV, "1")
+    serial = [g.deterministic_pass for g in here.all(inputs)]
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    monkeypatch.setattr(evidence, "_BATCH", 5)  # five jobs, on two workers
+    for remember in (False, True):
+        regrade, workload = _regrader(remember=remember)
+        assert [g.deterministic_pass for g in regrade.all(inputs)] == serial
+        assert workload.calls == []  # every verdict was graded in a worker, none here
