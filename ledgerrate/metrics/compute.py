@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ledgerrate import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, cell_result
@@ -138,8 +139,10 @@ def compute_results(
         quality_bar=QUALITY_BAR,
         bootstrap_seed=seed,
         bootstrap_reps=reps,
-        workloads=[
-            workload_result(inputs, lookup(entry.id), entry.n, seed, reps)
-            for entry in manifest.workloads
-        ],
+        # A workload per worker (ledgerrate/forked.py): each is independent of the others, its
+        # bootstrap drawn from its own keyed stream, so the figures are the same in any order.
+        workloads=forked.map_forked(
+            lambda entry: workload_result(inputs, lookup(entry.id), entry.n, seed, reps),
+            manifest.workloads,
+        ),
     )
