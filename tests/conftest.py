@@ -14,12 +14,17 @@ import pyrage
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from ledgerrate import workloads
+from ledgerrate import forked, workloads
 from ledgerrate.generate import dataset as dataset_module
 from ledgerrate.generate.escrow import IDENTITY_ENV, RECIPIENTS_ENV
 from ledgerrate.workloads.base import Dataset, Workload
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The suite already runs on every CPU (xdist), so builds and verifications inside it run their
+# jobs in one process (ledgerrate/forked.py); tests/publish/test_forked.py and the re-grading
+# tests set their own worker count to hold the forked path to the serial one.
+os.environ.setdefault(forked.WORKERS_ENV, "1")
 
 # Folders whose expensive fixtures are session-scoped (a registered, run and graded edition):
 # their tests share one worker so the fixture is built once, not once per worker.

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ledgerrate import forked
 from ledgerrate.cli import app
 from ledgerrate.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.bundle import write_bundle
 from ledgerrate.publish.published import ensure_published
+from ledgerrate.verify import evidence
 from ledgerrate.verify.run import verify_path
 
 pytestmark = pytest.mark.slow
@@ -96,6 +98,20 @@ def test_flipped_grade(edition_copy: Path) -> None:
         m.file == log.relative_to(edition_copy).as_posix() and m.field == "outcome"
         for m in report.mismatches
     ), report.lines()
+
+
+def test_forked_regrading_names_the_same_flipped_grade(
+    edition_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-grading on worker processes (ledgerrate/forked.py) reports exactly what the
+    serial re-grading does, the adversary's flipped grade included."""
+    log = _first_log(edition_copy, "grades")
+    _edit_json_line(log, lambda r: r.update(outcome="fail" if r["outcome"] == "pass" else "pass"))
+    serial = verify_path(edition_copy).lines()
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    monkeypatch.setattr(evidence, "_BATCH", 4)  # many jobs, on two workers
+    assert verify_path(edition_copy).lines() == serial
+    assert any("outcome" in line and log.name in line for line in serial), serial
 
 
 def test_changed_price_table(edition_copy: Path) -> None:
