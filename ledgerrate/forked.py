@@ -10,6 +10,7 @@ order of the jobs; the output of a build or a verification is the same in any or
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
@@ -40,10 +41,15 @@ def map_forked(fn: Callable[[J], T], jobs: Sequence[J]) -> list[T]:
         return [fn(job) for job in jobs]
     global _current
     _current = (fn, jobs)
+    # Everything loaded so far is moved out of the collector's reach for the workers' lifetime
+    # (Python's advice before a fork): a worker's full collection would otherwise walk, and so
+    # copy, the parent's whole heap, an edition's records included.
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
             return pool.map(_run, range(len(jobs)), chunksize=1)
     finally:
+        gc.unfreeze()
         _current = None
 
 
