@@ -30,6 +30,8 @@ def workers(jobs: int) -> int:
     cpus = int(named) if named.isdigit() else len(os.sched_getaffinity(0))
     if "fork" not in multiprocessing.get_all_start_methods():
         cpus = 1
+    if multiprocessing.current_process().daemon:  # a worker: its jobs run in it, not deeper
+        cpus = 1
     return max(1, min(cpus, jobs))
 
 

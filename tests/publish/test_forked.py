@@ -78,6 +78,18 @@ def test_one_worker_or_one_job_runs_here(tmp_path: Path, monkeypatch: pytest.Mon
     assert forked.workers(1) == 1 and forked.workers(3) == 3
 
 
+def test_a_job_that_maps_again_runs_its_own_jobs_in_its_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A pool's workers may not fork workers of their own; nested jobs run where they are.
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+
+    def outer(n: int) -> list[int]:
+        return forked.map_forked(lambda m: m * n, [1, 2, 3])
+
+    assert forked.map_forked(outer, [1, 2]) == [[1, 2, 3], [2, 4, 6]]
+
+
 def _build(root: Path, out: Path, fixtures: dict, workers: str) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
