@@ -10,7 +10,8 @@ So a row splits on `|` and a link is the one pattern to convert; anything else m
 have treated specially is refused, so a template change can never silently show raw syntax.
 
 The HTML is what python-markdown's `tables` extension writes for the same text (a test holds
-both to the same bytes on the bundled editions), with each link already in its final form:
+both to the same bytes on every table of the test editions, hostile names and answers
+included), with each link already in its final form:
 `…/index.md` becomes `…/`, as mkdocs writes it under `use_directory_urls`. The table is handed
 to mkdocs as a raw block (`publish/raw_html.py`), which checks that each of its links lands.
 """
