@@ -366,23 +366,21 @@ def key_of(*parts: Any) -> str:
 def map_cached(fn: Callable[[J], T], jobs: Sequence[J], cache: BuildCache) -> list[T]:
     """`forked.map_forked` for jobs that use `cache`: what each worker did to it (hits,
     misses, new input digests) is counted and remembered here, as if the jobs had run here."""
-    here = os.getpid()
+    if forked.workers(len(jobs)) <= 1:
+        return forked.map_forked(fn, jobs)  # in this process: the jobs count themselves
 
-    def job(each: J) -> tuple[T, int, dict[str, int], dict[str, int], dict[str, list[Any]]]:
+    def job(each: J) -> tuple[T, dict[str, int], dict[str, int], dict[str, list[Any]]]:
         hits, misses = dict(cache.hits), dict(cache.misses)
         cache.added.clear()
         result = fn(each)
-        return (
-            result,
-            os.getpid(),
-            {k: n - hits.get(k, 0) for k, n in cache.hits.items() if n != hits.get(k, 0)},
-            {k: n - misses.get(k, 0) for k, n in cache.misses.items() if n != misses.get(k, 0)},
-            dict(cache.added),
-        )
+        return result, _grown(cache.hits, hits), _grown(cache.misses, misses), dict(cache.added)
 
     results = []
-    for result, pid, hits, misses, digests in forked.map_forked(job, jobs):
-        if pid != here:  # a job run here counted itself already
-            cache.absorb(hits, misses, digests)
+    for result, hits, misses, digests in forked.map_forked(job, jobs):
+        cache.absorb(hits, misses, digests)
         results.append(result)
     return results
+
+
+def _grown(now: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {kind: n - before.get(kind, 0) for kind, n in now.items() if n != before.get(kind, 0)}

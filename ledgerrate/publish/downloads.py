@@ -242,11 +242,13 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     batches = forked.batches(missing, _GZIP_BATCH)
     for batch, made in zip(batches, map_cached(make, batches, cache), strict=True):
         found.update(zip(batch, made, strict=True))
-    made_all = [(log, found[i]) for i, (log, _) in enumerate(logs)]
-    lost = [log for log, cached in made_all if cached is None]
-    if lost:  # every missing gzip was made above; a gap would drop a download silently
-        raise RuntimeError(f"no gzip made for {lost[0]}")
-    return [(log, cached) for log, cached in made_all if cached is not None]
+    placed = []
+    for i, (log, _) in enumerate(logs):
+        cached = found[i]
+        if cached is None:  # every missing gzip was made above; a gap would drop a download
+            raise RuntimeError(f"no gzip made for {log}")
+        placed.append((log, cached))
+    return placed
 
 
 def _on_demand_files(workload_id: str) -> Any:

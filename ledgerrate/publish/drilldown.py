@@ -180,32 +180,30 @@ def _render_workload(
     parsed logs held at a time)."""
     template, items_template = templates
     edition, workload = job
-    datasets: dict[tuple[str, str], Published | None] = {}
+    loaded: list[Published | None] = []  # the workload's published dataset, read when needed
     parsed: dict[int, list[Attempt]] = {}  # the workload's cells, by position
     strings: dict[str, str] = {}  # the workload's stored request strings, read once
 
-    def dataset_of(edition_id: str, workload: str) -> Published | None:
-        if (edition_id, workload) not in datasets:
-            datasets[edition_id, workload] = published_dataset(docs, edition_id, workload)
-        return datasets[edition_id, workload]
+    def dataset_of() -> Published | None:
+        if not loaded:
+            loaded.append(published_dataset(docs, edition.id, workload.workload))
+        return loaded[0]
 
-    def attempts_of(edition: Edition, i: int, cell: CellResult) -> list[Attempt]:
+    def attempts_of(i: int, cell: CellResult) -> list[Attempt]:
         if i not in parsed:
             parsed[i] = attempts(edition, cell, strings)
         return parsed[i]
 
-    def make(edition: Edition, i: int, cell: CellResult, name: str, root: str) -> bytes:
-        dataset = dataset_of(edition.id, cell.workload)
-        found = attempts_of(edition, i, cell)
-        return _render(template, shared_pre, edition, cell, found, dataset, name, root)
+    def make(i: int, cell: CellResult, name: str, root: str) -> bytes:
+        found = attempts_of(i, cell)
+        return _render(template, shared_pre, edition, cell, found, dataset_of(), name, root)
 
-    def make_items(edition: Edition, workload: str, cells: list[CellResult], root: str) -> bytes:
-        dataset = dataset_of(edition.id, workload)
-        found = [attempts_of(edition, i, c) for i, c in enumerate(cells)]
+    def make_items(root: str) -> bytes:
+        found = [attempts_of(i, c) for i, c in enumerate(workload.cells)]
+        dataset = dataset_of()
         items = items_of(found, dataset)
-        return _render_items(items_template, edition, workload, items, dataset, root)
+        return _render_items(items_template, edition, workload.workload, items, dataset, root)
 
-    written = 0
     names = {m.id: m.name for m in edition.manifest.models}
     manifest_digest = cache.file_digest(edition.paths.manifest)
     dataset = docs / "data" / edition.id / "datasets" / workload.workload / "dataset.json"
@@ -233,11 +231,10 @@ def _render_workload(
             digests,
         )
         name = names.get(cell.model, cell.model)
-        page = cache.product("drilldown", key, partial(make, edition, i, cell, name, root))
+        page = cache.product("drilldown", key, partial(make, i, cell, name, root))
         write_plain(docs / rel / "index.md", page)
-        written += 1
     if not workload.cells:
-        return written
+        return 0
     rel = items_dir(edition.id, workload.workload)
     root = _root_of(rel)
     key = key_of(
@@ -251,6 +248,7 @@ def _render_workload(
         released,
         log_digests,
     )
-    make_page = partial(make_items, edition, workload.workload, workload.cells, root)
-    write_plain(docs / rel / "index.md", cache.product("drilldown-items", key, make_page))
-    return written
+    write_plain(
+        docs / rel / "index.md", cache.product("drilldown-items", key, partial(make_items, root))
+    )
+    return len(workload.cells)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -51,7 +52,7 @@ def _placeholder(index: int) -> str:
     return f"<!-- lr:raw-html {index} -->"
 
 
-def broken_links(page_uri: str, html: str, exists: Any) -> list[str]:
+def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> list[str]:
     """The relative links of `html`, on the page `page_uri`, whose target `exists` denies."""
     base = posixpath.dirname(page_uri)
     broken = []

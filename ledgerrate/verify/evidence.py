@@ -250,8 +250,8 @@ def check_grades(
                 expected="no model identity",
                 found=", ".join(leaked),
             )
-        dataset = datasets.get(run.workload)
-        if dataset is None or run.status != RunStatus.completed:
+        again = verdicts.get(run_id)
+        if again is None:  # not re-graded: no dataset for its items, or not a completed run
             continue
         workload: Workload = lookup(run.workload)
         grader_hash = grader_hashes.get(run.workload)
@@ -266,7 +266,6 @@ def check_grades(
             expected=grader_hash,
             found=grade.grader_hash,
         )
-        again = verdicts[run_id]
         if again.deterministic_pass and again.needs_judge:
             expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
         else:
@@ -301,7 +300,6 @@ class _Regrader:
         self._datasets = datasets
         self._lookup = lookup
         self._remember = remember
-        self._states: dict[tuple[str, str, str, str | None], dict[str, Any] | None] = {}
 
     def all(self, inputs: list[tuple[str, str, str, dict[str, Any] | None]]) -> list[Grade]:
         """The verdict on each (workload, item, answer, tool state), in order."""
@@ -310,25 +308,26 @@ class _Regrader:
             for workload, item, text, state in inputs
         ]
         # The workers read each input's tool state from here (a fork copies it).
-        self._states = {key: state for key, (*_, state) in zip(keys, inputs, strict=True)}
+        states = {key: state for key, (*_, state) in zip(keys, inputs, strict=True)}
+
+        def grade(batch: Sequence[tuple[str, str, str, str | None]]) -> list[Grade]:
+            out = []
+            for key in batch:
+                workload_id, item_id, text, _ = key
+                item = self._datasets[workload_id].item(item_id)
+                out.append(self._lookup(workload_id).grade(item, Answer(text, states[key])))
+            return out
+
         todo = list(dict.fromkeys(keys)) if self._remember else keys
         graded = [
-            grade
-            for batch in forked.map_forked(self._grade, forked.batches(todo, _BATCH))
-            for grade in batch
+            verdict
+            for batch in forked.map_forked(grade, forked.batches(todo, _BATCH))
+            for verdict in batch
         ]
         if not self._remember:
             return graded
         seen = dict(zip(todo, graded, strict=True))
         return [seen[key] for key in keys]
-
-    def _grade(self, keys: Sequence[tuple[str, str, str, str | None]]) -> list[Grade]:
-        out = []
-        for key in keys:
-            workload_id, item_id, text, _ = key
-            item = self._datasets[workload_id].item(item_id)
-            out.append(self._lookup(workload_id).grade(item, Answer(text, self._states[key])))
-        return out
 
 
 def _identities(manifest: EditionManifest) -> set[str]:
