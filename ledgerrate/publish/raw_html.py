@@ -27,6 +27,7 @@ import logging
 import posixpath
 import re
 from collections.abc import Callable
+from html import unescape
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -56,7 +57,9 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
     """The relative links of `html`, on the page `page_uri`, whose target `exists` denies."""
     base = posixpath.dirname(page_uri)
     broken = []
-    for href in dict.fromkeys(_HREF.findall(html)):
+    for written in dict.fromkeys(_HREF.findall(html)):
+        # A browser reads the attribute with its character references decoded (`&#47;` is `/`).
+        href = unescape(written)
         if href.startswith("#"):  # most links of a drill-down page: its own runs
             continue
         parts = urlsplit(href)
@@ -66,7 +69,7 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
         if parts.path.endswith("/"):
             target = posixpath.join(target, "index.md")
         if target.startswith("../") or not exists(target):
-            broken.append(href)
+            broken.append(written)
     return broken
 
 

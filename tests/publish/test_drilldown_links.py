@@ -15,7 +15,7 @@ import pytest
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.raw_html import MARKER, RawHtml
+from ledgerrate.publish.raw_html import MARKER, RawHtml, broken_links
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 
@@ -127,3 +127,10 @@ def test_the_tail_is_put_back_and_a_lost_marker_stops_the_build() -> None:
     page.content = "<h1>Runs</h1>"
     with pytest.raises(RuntimeError, match="marker was lost"):
         raw.on_page_context({}, page)
+
+
+def test_a_link_with_character_references_is_checked_as_a_browser_reads_it() -> None:
+    # Edition values are entity-escaped, slashes of their paths included (`&#47;`).
+    files = {"data/a b/x.json"}
+    html = '<a href="..&#47;data&#47;a%20b&#47;x.json">x</a> <a href="..&#47;data&#47;gone">y</a>'
+    assert broken_links("runs/index.md", html, files.__contains__) == ["..&#47;data&#47;gone"]
