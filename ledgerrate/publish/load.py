@@ -38,6 +38,23 @@ from ledgerrate.schema import (
 EXAMPLES_PER_CELL = 2
 
 
+@dataclass(frozen=True)
+class Example:
+    """What a workload page shows of one example run. Not the run record: a record holds its
+    request and steps (about 20 KB in memory), and every edition's examples are held together
+    while the site renders, so the records alone grew a build by ~110 MB per 215-model
+    edition."""
+
+    item_id: str
+    status: RunStatus
+    failure: str | None
+    answer: str | None
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Example:
+        return cls(record.item_id, record.status, record.failure, record.answer)
+
+
 @dataclass
 class Edition:
     """Everything the site shows about one edition, read once."""
@@ -54,7 +71,7 @@ class Edition:
     # `results` is the same with withdrawn figures removed, for display.
     computed: EditionResults | None = None
     # (workload, model, mode) → a few counted runs of the published sitting, for examples.
-    examples: dict[tuple[str, str, str], list[RunRecord]] = field(default_factory=dict)
+    examples: dict[tuple[str, str, str], list[Example]] = field(default_factory=dict)
     # (workload, model, mode) → its reproduction sittings: shown apart, never in a figure.
     reproductions: dict[tuple[str, str, str], list[ReproductionSitting]] = field(
         default_factory=dict
@@ -89,10 +106,12 @@ def _optional(model: type[Any], path: Path) -> Any:
     return load_model(model, path) if path.exists() else None
 
 
-def _examples(paths: EditionPaths, results: EditionResults) -> dict[tuple[str, str, str], list]:
+def _examples(
+    paths: EditionPaths, results: EditionResults
+) -> dict[tuple[str, str, str], list[Example]]:
     """A few counted runs per cell. Lines are only decoded to choose them; just the chosen
     ones are validated (the metrics stage has already read and checked every record)."""
-    found: dict[tuple[str, str, str], list[RunRecord]] = {}
+    found: dict[tuple[str, str, str], list[Example]] = {}
     for workload in results.workloads:
         for cell in workload.cells:
             log = paths.runs(cell.workload, cell.model, cell.mode)
@@ -115,7 +134,7 @@ def _examples(paths: EditionPaths, results: EditionResults) -> dict[tuple[str, s
                             chosen.sort(key=lambda c: (c[0], c[1]))
                             del chosen[EXAMPLES_PER_CELL:]
             found[(cell.workload, cell.model, str(cell.mode))] = [
-                RunRecord.model_validate_json(line) for _, _, line in chosen
+                Example.of(RunRecord.model_validate_json(line)) for _, _, line in chosen
             ]
     return found
 
