@@ -47,3 +47,4 @@ def on_config(config: Any) -> Any:
 _raw_html = RawHtml()
 on_page_markdown = _raw_html.on_page_markdown
 on_page_context = _raw_html.on_page_context
+on_post_page = _raw_html.on_post_page

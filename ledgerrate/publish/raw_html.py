@@ -23,11 +23,13 @@ is a character reference on our pages.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import posixpath
 import re
 from collections.abc import Callable
 from html import unescape
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -73,37 +75,54 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
     return broken
 
 
+def _split(markdown: str) -> tuple[str, list[str]]:
+    """(the page for markdown, a placeholder where each block stood; the blocks)."""
+    blocks: list[str] = []
+
+    def hold(found: re.Match[str]) -> str:
+        blocks.append(found[1])
+        return f"\n\n{_placeholder(len(blocks) - 1)}\n\n"
+
+    head, found, tail = markdown.partition(_SPLIT)
+    head = _REGION.sub(hold, head)
+    if found:
+        blocks.append(tail)
+        head = f"{head}\n\n{_placeholder(len(blocks) - 1)}\n"
+    return head, blocks
+
+
+def _digest(blocks: list[str]) -> str:
+    return hashlib.sha256("\0".join(blocks).encode()).hexdigest()
+
+
 class RawHtml:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
+    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook).
+
+    mkdocs converts every page before it renders any, so blocks held from one event to the
+    other would be the whole site's raw HTML at once (about 100 MB per 200-model edition).
+    Only their digest is held; they are read again from the page's file, and must match."""
 
     def __init__(self) -> None:
-        self._held: dict[str, list[str]] = {}
+        self._held: dict[str, str] = {}
 
     def on_page_markdown(self, markdown: str, page: Any, files: Any = None, **_: Any) -> str:
-        blocks: list[str] = []
-
-        def hold(found: re.Match[str]) -> str:
-            blocks.append(found[1])
-            return f"\n\n{_placeholder(len(blocks) - 1)}\n\n"
-
-        head, found, tail = markdown.partition(_SPLIT)
-        head = _REGION.sub(hold, head)
-        if found:
-            blocks.append(tail)
-            head = f"{head}\n\n{_placeholder(len(blocks) - 1)}\n"
+        head, blocks = _split(markdown)
         if not blocks:
             return markdown
         uri = page.file.src_uri
         if files is not None:
             for href in broken_links(uri, "\n".join(blocks), files.get_file_from_path):
                 _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
-        self._held[uri] = blocks
+        self._held[uri] = _digest(blocks)
         return head
 
     def on_page_context(self, context: Any, page: Any, **_: Any) -> Any:
-        blocks = self._held.pop(page.file.src_uri, None)
-        if blocks is None:
+        digest = self._held.pop(page.file.src_uri, None)
+        if digest is None:
             return context
+        blocks = _split(Path(page.file.abs_src_path).read_text("utf-8"))[1]
+        if _digest(blocks) != digest:
+            raise RuntimeError(f"{page.file.src_uri}: its raw HTML changed during the build")
         content = page.content
         for index, block in enumerate(blocks):
             before, found, after = content.partition(_placeholder(index))
@@ -112,6 +131,12 @@ class RawHtml:
             content = before + block + after
         page.content = content
         return context
+
+    def on_post_page(self, output: str, page: Any, **_: Any) -> str:
+        """The page is written next and never read again: mkdocs would keep its HTML (with
+        the blocks put back) until the whole site is built."""
+        page.content = None
+        return output
 
     # After every other plugin's on_page_context (mkdocs runs higher priorities first): the
     # search plugin indexes the page without its raw blocks.

@@ -103,8 +103,9 @@ def test_cell_pages_keep_every_run_escaped(built: Path) -> None:
     assert ".md" not in "".join(h for h in scan.hrefs if not h.startswith("http"))
 
 
-def _page(uri: str, content: str = "") -> SimpleNamespace:
-    return SimpleNamespace(file=SimpleNamespace(src_uri=uri), content=content)
+def _page(uri: str, content: str = "", source: Path | None = None) -> SimpleNamespace:
+    file = SimpleNamespace(src_uri=uri, abs_src_path=str(source) if source else None)
+    return SimpleNamespace(file=file, content=content)
 
 
 def test_a_page_without_the_marker_is_left_to_markdown() -> None:
@@ -115,17 +116,36 @@ def test_a_page_without_the_marker_is_left_to_markdown() -> None:
     assert page.content == "<h1>Title</h1>"
 
 
-def test_the_tail_is_put_back_and_a_lost_marker_stops_the_build() -> None:
+def test_the_tail_is_put_back_and_a_lost_marker_stops_the_build(tmp_path: Path) -> None:
     raw = RawHtml()
-    page = _page("runs/a/index.md")
-    head = raw.on_page_markdown(f"# Runs\n\nintro\n{MARKER}\n<div>runs</div>\n", page)
+    source = tmp_path / "index.md"
+    text = f"# Runs\n\nintro\n{MARKER}\n<div>runs</div>\n"
+    source.write_text(text)
+    page = _page("runs/a/index.md", source=source)
+    head = raw.on_page_markdown(text, page)
     assert "<div>runs</div>" not in head and "lr:raw-html 0" in head
     page.content = "<h1>Runs</h1>\n<!-- lr:raw-html 0 -->\n"
     raw.on_page_context({}, page)
     assert page.content == "<h1>Runs</h1>\n<div>runs</div>\n\n"
-    raw.on_page_markdown(f"# Runs\n{MARKER}\n<div>runs</div>\n", page)
+    raw.on_page_markdown(text, page)
     page.content = "<h1>Runs</h1>"
     with pytest.raises(RuntimeError, match="marker was lost"):
+        raw.on_page_context({}, page)
+
+
+def test_blocks_are_read_again_from_the_page_file_and_must_not_have_changed(
+    tmp_path: Path,
+) -> None:
+    # Between the two events only a digest is held: the blocks come back from the file.
+    raw = RawHtml()
+    source = tmp_path / "index.md"
+    text = f"# Runs\n{MARKER}\n<div>runs</div>\n"
+    source.write_text(text)
+    page = _page("runs/a/index.md", source=source)
+    raw.on_page_markdown(text, page)
+    source.write_text(text.replace("runs</div>", "other runs</div>"))
+    page.content = "<h1>Runs</h1>\n<!-- lr:raw-html 0 -->\n"
+    with pytest.raises(RuntimeError, match="changed during the build"):
         raw.on_page_context({}, page)
 
 
