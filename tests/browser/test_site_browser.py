@@ -272,8 +272,8 @@ def test_every_internal_link_and_download_resolves(
     broken: list[str] = []
     outside: list[str] = []
     opened: set[str] = set()
-    cells: set[tuple[str, str]] = set()
     opened_editions: set[str] = set()
+    drill_downs = 0
     checked = 0
     while queue:
         url = queue.pop()
@@ -296,8 +296,7 @@ def test_every_internal_link_and_download_resolves(
         outside.extend(f"{url} loads {ref}" for ref in resources if not ref.startswith(server))
         queue.extend(ref for ref in links | resources if ref.startswith(origin) and ref not in seen)
         cell = _drill_down_cell(url, server) if is_html else None
-        if cell is not None:
-            cells.add(cell)
+        drill_downs += cell is not None
         if is_html and (cell is None or cell[0] not in opened_editions):
             if cell is not None:
                 opened_editions.add(cell[0])
@@ -309,7 +308,7 @@ def test_every_internal_link_and_download_resolves(
     assert checked > 30  # home, editions, workloads, models, data, errata and their downloads
     # Some per-cell pages were left to the HTML reading, and each edition had one opened: the
     # bundled editions and the two-model one.
-    assert opened_editions == {edition for edition, _ in cells} and len(opened_editions) >= 4
+    assert drill_downs > len(opened_editions) >= 4
     assert len(opened) < sum(1 for u in seen if u.endswith("/") and u.startswith(server))
 
 
