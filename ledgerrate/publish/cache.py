@@ -12,6 +12,7 @@ else `~/.cache/ledgerrate` (see `machine_cache_dir`). Layout:
     datasets/<dataset_hash>/         a regenerated dataset: `content.json` is the canonical
                                      JSON whose sha256 *is* the registered dataset hash; its
                                      files are checked against the digests it lists
+    datasets/.locks/<dataset_hash>   held while that dataset is generated (see `dataset`)
 
 The index of input digests belongs to one build folder (`<out>/state/digests.json`): sha256 of
 input files, remembered by (size, mtime, ctime, inode) as git's index does, so unchanged files are
@@ -23,13 +24,15 @@ Nothing here decides a figure: a miss only costs time, and a corrupt entry is re
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -291,9 +294,26 @@ class BuildCache:
         """
         folder = self.root / "datasets" / registered_hash
         found = self._read_dataset(folder, registered_hash, extras_key)
-        if found is not None:
-            self.hits["dataset"] = self.hits.get("dataset", 0) + 1
-            return found
+        if found is None:
+            # Two builds on one machine needing the same absent dataset (two terminals, CI's
+            # test workers) would each spend its generation; the second waits for the first
+            # and reads what it wrote. One lock per dataset, so a parallel build's workers,
+            # each on its own workload, never wait for one another.
+            with _dataset_lock(folder):
+                found = self._read_dataset(folder, registered_hash, extras_key)
+                if found is None:
+                    return self._make_dataset(folder, registered_hash, extras_key, make, scheme)
+        self.hits["dataset"] = self.hits.get("dataset", 0) + 1
+        return found
+
+    def _make_dataset(
+        self,
+        folder: Path,
+        registered_hash: str,
+        extras_key: str,
+        make: Callable[[], tuple[dict[str, Any], dict[str, bytes]]],
+        scheme: HashScheme,
+    ) -> dict[str, bytes]:
         shutil.rmtree(folder, ignore_errors=True)
         content, files = make()
         raw = canonical_json(content, scheme).encode("utf-8")
@@ -343,6 +363,19 @@ def _hashed_files(content: Mapping[str, Any]) -> dict[str, str]:
         for item in content.get("items", [])
         for name, digest in item.get("files", {}).items()
     }
+
+
+@contextlib.contextmanager
+def _dataset_lock(folder: Path) -> Iterator[None]:
+    """An exclusive advisory lock on one dataset's cache entry, released by the kernel when the
+    process ends (even on kill -9), so a crashed build never blocks the next."""
+    path = _mkdir(folder.parent / ".locks") / folder.name
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _mkdir(path: Path) -> Path:

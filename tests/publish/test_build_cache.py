@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_bytes
+from ledgerrate.hashing import canonical_json, sha256_bytes
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.downloads import write_downloads
@@ -63,7 +64,7 @@ def test_changed_log_invalidates_its_gzip_and_the_bundle(edition: Path, tmp_path
 def test_corrupt_cached_dataset_is_detected_and_rebuilt(edition: Path, tmp_path: Path) -> None:
     cache = BuildCache.open(tmp_path / "cache")
     first = _downloads(edition, tmp_path / "one", cache)
-    [entry] = (tmp_path / "cache" / "datasets").iterdir()
+    [entry] = (e for e in (tmp_path / "cache" / "datasets").iterdir() if e.name[0] != ".")
     registered = json.loads((edition / "registration.json").read_text())
     # The entry is addressed by the registered dataset hash, and its content hashes to it.
     assert entry.name == registered["workloads"][WORKLOAD]["dataset_hash"]
@@ -119,3 +120,39 @@ def test_unchanged_rebuild_does_nothing_and_a_change_rebuilds(
     fixtures["2026-08"] = write_edition(root, "2026-08", "2026-08-01")
     build_mod.build_site(root, out)
     assert calls == ["2026-07", "2026-08"] and len(engines) == 3
+
+
+def test_two_builds_needing_one_absent_dataset_generate_it_once(tmp_path: Path) -> None:
+    """The second build waits for the first's generation and reads it; neither sees a torn
+    entry. Separate opens of the lock file conflict even within one process (flock locks an
+    open file description), so two threads stand for two builds."""
+    content = {"items": [{"id": "i-1", "files": {"a.txt": sha256_bytes(b"a")}}]}
+    registered = sha256_bytes(canonical_json(content).encode())
+    inside, release = threading.Event(), threading.Event()
+    made: list[str] = []
+
+    def make() -> tuple[dict[str, object], dict[str, bytes]]:
+        made.append(threading.current_thread().name)
+        inside.set()
+        assert release.wait(10)
+        return content, {"i-1/a.txt": b"a", "i-1/extra.pdf": b"%PDF"}
+
+    caches = [BuildCache.open(tmp_path / "cache") for _ in range(2)]
+    results: dict[int, dict[str, bytes]] = {}
+
+    def build(i: int) -> None:
+        results[i] = caches[i].dataset(registered, "pdf-v1", make)
+
+    first = threading.Thread(target=build, args=(0,), name="first")
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=build, args=(1,), name="second")
+    second.start()
+    second.join(0.3)
+    assert second.is_alive(), "the second build did not wait for the first's generation"
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert made == ["first"]
+    assert results[0] == results[1]
+    assert caches[0].misses == {"dataset": 1} and caches[1].hits == {"dataset": 1}
