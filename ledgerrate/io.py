@@ -118,8 +118,9 @@ def read_text(path: Path, limit: int) -> str:
         ) from None
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last one)."""
+class _UniqueKeyLoader(yaml.CSafeLoader):
+    """SafeLoader that refuses a mapping with the same key twice (PyYAML keeps the last one).
+    libyaml's parser (the same safe constructors): a tenth of the pure-Python one's CPU."""
 
 
 def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> Any:

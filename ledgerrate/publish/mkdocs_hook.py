@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerrate.publish.raw_html import RawHtml
+from ledgerrate.publish.shared_nav import SharedNav
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
@@ -42,9 +43,25 @@ def on_config(config: Any) -> Any:
     return config
 
 
-# Raw HTML blocks skip markdown here too (publish/raw_html.py says why); the module is small,
-# and mkdocs registers each `on_*` name of a hook module as an event.
+# Raw HTML blocks skip markdown, and pages outside the navigation share its sidebar, here too
+# (publish/raw_html.py and shared_nav.py say why). mkdocs registers each `on_*` name of a hook
+# module as one event, so the two plugins' handlers of one event are called in turn, in the
+# order their priorities give under `ledgerrate build`.
 _raw_html = RawHtml()
+_shared_nav = SharedNav()
 on_page_markdown = _raw_html.on_page_markdown
-on_page_context = _raw_html.on_page_context
-on_post_page = _raw_html.on_post_page
+on_env = _shared_nav.on_env
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    context = _shared_nav.on_page_context(context, page=page, config=config, nav=nav)
+    return _raw_html.on_page_context(context, page=page, config=config, nav=nav)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    output = _shared_nav.on_post_page(output, page=page, config=config)
+    return _raw_html.on_post_page(output, page=page, config=config)
+
+
+# After the search plugin's, as publish/raw_html.py's own handler.
+on_page_context.mkdocs_priority = -100  # type: ignore[attr-defined]

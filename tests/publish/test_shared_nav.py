@@ -1,0 +1,155 @@
+"""Pages outside the navigation get its sidebar spliced in (publish/shared_nav.py), and the
+site is byte for byte the one mkdocs builds rendering the sidebar into every page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from ledgerrate.publish import load as load_mod
+from ledgerrate.publish import shared_nav
+from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.render import render_into
+from ledgerrate.publish.shared_nav import SharedNav
+from tests.publish.factory import write_edition
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+
+
+def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
+    }
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    docs = tmp_path / "docs"
+    render_into(root, docs)
+
+    spliced: list[str] = []
+    real_splice = shared_nav._Sidebar.splice
+
+    def counted(self: Any, bare: str) -> str | None:
+        done = real_splice(self, bare)
+        spliced.append("ok" if done is not None else "refused")
+        return done
+
+    with monkeypatch.context() as patch:
+        patch.setattr(shared_nav._Sidebar, "splice", counted)
+        run_mkdocs(docs, tmp_path / "shared")
+    with monkeypatch.context() as patch:
+        patch.setattr(SharedNav, "on_page_context", lambda self, context, **_: context)
+        run_mkdocs(docs, tmp_path / "everywhere")
+
+    drilldowns = [p for p in _files(tmp_path / "shared") if p.startswith("runs/")]
+    assert len(drilldowns) > 4
+    # Every drill-down page but the first of its depth had the sidebar spliced in.
+    assert spliced.count("ok") >= len(drilldowns) - 2 and "refused" not in spliced
+    shared, everywhere = _files(tmp_path / "shared"), _files(tmp_path / "everywhere")
+    assert shared.keys() == everywhere.keys()
+    differ = sorted(name for name in shared if shared[name] != everywhere[name])
+    assert differ == []
+    assert b"md-sidebar--primary" in shared[drilldowns[-1]]
+
+
+# The plugin on its own, under a tiny theme: what it does where a splice cannot be made.
+THEME = (
+    "<html>{{ page.title }}<main>{% if nav %}<nav>{% for item in nav.items %}"
+    '<a href="{{ item.url | rel(page) }}">{{ item.title }}</a>{% endfor %}</nav>{% endif %}'
+    "<article>{{ page.content }}</article></main></html>"
+)
+
+
+@dataclass
+class _File:
+    src_uri: str
+
+
+@dataclass
+class _Page:
+    url: str
+    title: str
+    content: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def file(self) -> _File:
+        return _File(self.url + "index.md")
+
+
+@dataclass
+class _Nav:
+    items: list[_Page]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _rel(url: str, page: _Page) -> str:
+    return "../" * page.url.count("/") + url
+
+
+def _env(theme: str) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.DictLoader({"main.html": theme}))
+    env.filters["rel"] = _rel
+    return env
+
+
+def _build(plugin: SharedNav, env: jinja2.Environment, nav: _Nav, pages: list[_Page]):
+    """Each page as mkdocs builds it: context event, the template, post-page event."""
+    plugin.on_env(env)
+    out = {}
+    for page in pages:
+        context = plugin.on_page_context({"page": page, "nav": nav}, page=page, nav=nav)
+        html = env.get_template("main.html").render(context)
+        out[page.url] = plugin.on_post_page(html, page=page)
+    return out
+
+
+def _full(env: jinja2.Environment, nav: _Nav, pages: list[_Page]) -> dict[str, str]:
+    template = env.get_template("main.html")
+    return {page.url: template.render({"page": page, "nav": nav}) for page in pages}
+
+
+def test_each_page_comes_out_as_if_rendered_in_full() -> None:
+    home, about = _Page("", "Home", "h"), _Page("about/", "About", "a")
+    nav = _Nav([home, about])
+    pages = [
+        home,
+        about,
+        _Page("runs/e1/m1/", "Run one", "first <b>run</b>"),
+        _Page("runs/e1/m2/", "Run two", "second"),
+        _Page("runs/e2/m3/", "Run three", "third"),
+        _Page("about/team/", "Team", "under a folder the navigation links"),
+        _Page("x/", "Shallow", "another depth"),
+    ]
+    env = _env(THEME)
+    assert _build(SharedNav(), env, nav, pages) == _full(env, nav, pages)
+
+
+def test_a_page_whose_markup_around_the_cut_differs_is_rendered_in_full() -> None:
+    # The text before the sidebar is the page's own title here, so no later page of the depth
+    # matches the first one's: each is rendered again, in full, never spliced at a guess.
+    theme = THEME.replace("<main>", "<main>{{ page.content }}")
+    nav = _Nav([_Page("", "Home", "h")])
+    pages = [_Page(f"runs/e1/m{i}/", f"Run {i}", f"content {i}") for i in range(4)]
+    env = _env(theme)
+    plugin = SharedNav()
+    rendered = []
+    real = plugin._render
+
+    def render(page: Any, context: Any, nav: Any) -> str:
+        rendered.append(page.url)
+        return real(page, context, nav)
+
+    plugin._render = render  # type: ignore[method-assign]
+    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert rendered == [p.url for p in pages]  # the first page's bare render, then each again
