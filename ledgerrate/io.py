@@ -8,6 +8,7 @@ what was expected, one line a problem: the CLI prints those lines, never a trace
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -270,6 +271,58 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+class HashingFile:
+    """A file written in one stream beside its final place, hashed as it is written, and put
+    in place only by `commit` (a name may hold its own digest): for outputs too large to hold
+    in memory. Left without a commit, as on any error, it is removed."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{prefix[:40]}.", suffix=".tmp", dir=folder)
+        self._path = Path(tmp)
+        self._handle = os.fdopen(fd, "wb")
+        self._digest = hashlib.sha256()
+        self._done = False
+
+    @classmethod
+    def beside(cls, target: Path) -> HashingFile:
+        return cls(target.parent, target.name)
+
+    def write(self, data: bytes, /) -> int:
+        self._digest.update(data)
+        return self._handle.write(data)
+
+    def flush(self) -> None:
+        self._handle.flush()
+
+    def sha256(self) -> str:
+        return self._digest.hexdigest()
+
+    def commit(self, target: Path, *, durable: bool = True) -> None:
+        """Put the bytes at `target` atomically (`durable`: fsync'd, as atomic_write_bytes)."""
+        self._handle.flush()
+        if durable:
+            os.fsync(self._handle.fileno())
+        self._handle.close()
+        os.chmod(self._path, 0o644)
+        os.replace(self._path, target)
+        self._done = True
+        if durable:
+            dir_fd = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def __enter__(self) -> HashingFile:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if not self._done:
+            self._handle.close()
+            self._path.unlink(missing_ok=True)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -12,13 +12,21 @@ import io
 import json
 import tarfile
 from pathlib import Path
+from typing import Protocol
 
 from ledgerrate import __version__, seal
 from ledgerrate.bundle_format import INCLUDED_DIRS, INCLUDED_TOP, STATEMENT, SUMS
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import atomic_write_bytes, load_model
+from ledgerrate.io import HashingFile, load_model
 from ledgerrate.schema import Registration
+
+
+class Sink(Protocol):
+    """Where a bundle is streamed: a file, or a hashing one (`io.HashingFile`)."""
+
+    def write(self, data: bytes, /) -> object: ...
+    def flush(self) -> object: ...
 
 
 def index_lines(root: Path) -> bytes:
@@ -28,18 +36,23 @@ def index_lines(root: Path) -> bytes:
     return b"".join(line.raw + b"\n" for line in lines)
 
 
-def bundle_members(root: Path) -> dict[str, bytes]:
-    members: dict[str, bytes] = {}
+def _sources(root: Path) -> dict[str, Path | bytes]:
+    """Each member's name and where its bytes are: a file of the edition, or made here."""
+    sources: dict[str, Path | bytes] = {}
     for name in INCLUDED_TOP:
         if (root / name).is_file():
-            members[name] = (root / name).read_bytes()
+            sources[name] = root / name
     if index := index_lines(root):
-        members[seal.INDEX_NAME] = index
+        sources[seal.INDEX_NAME] = index
     for folder in INCLUDED_DIRS:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and not path.is_symlink() and not path.name.startswith("."):
-                members[path.relative_to(root).as_posix()] = path.read_bytes()
-    return members
+                sources[path.relative_to(root).as_posix()] = path
+    return sources
+
+
+def _read(source: Path | bytes) -> bytes:
+    return source if isinstance(source, bytes) else source.read_bytes()
 
 
 def statement(edition: str, digests: dict[str, str], registration: Registration | None) -> dict:
@@ -57,34 +70,42 @@ def statement(edition: str, digests: dict[str, str], registration: Registration 
     }
 
 
-def bundle_bytes(root: Path) -> bytes:
+def stream_bundle(root: Path, out: Sink) -> None:
+    """Write the bundle's bytes to `out`, holding one member at a time: an edition's logs are
+    hundreds of MB at 200 models. Every file is read twice (for SHA256SUMS, which comes first,
+    then for the tar) and must be the same both times."""
     edition = root.name
-    members = bundle_members(root)
-    if "registration.json" not in members:
+    sources = _sources(root)
+    if "registration.json" not in sources:
         raise UsageProblem(f"{root}: not registered; a bundle needs registration.json")
-    digests = {name: sha256_bytes(data) for name, data in members.items()}
+    digests = {name: sha256_bytes(_read(source)) for name, source in sources.items()}
     registration = load_model(Registration, root / "registration.json")
-    members[SUMS] = "".join(f"{d}  {n}\n" for n, d in sorted(digests.items())).encode()
-    members[STATEMENT] = (
+    sources[SUMS] = "".join(f"{d}  {n}\n" for n, d in sorted(digests.items())).encode()
+    sources[STATEMENT] = (
         json.dumps(statement(edition, digests, registration), indent=2, sort_keys=True) + "\n"
     ).encode()
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
-        for name in sorted(members):
-            data = members[name]
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=9) as packed,
+        tarfile.open(fileobj=packed, mode="w", format=tarfile.GNU_FORMAT) as tar,
+    ):
+        for name in sorted(sources):
+            data = _read(sources[name])
+            if name in digests and sha256_bytes(data) != digests[name]:
+                raise UsageProblem(
+                    f"{root / name}: changed while its bundle was written; build again"
+                )
             info = tarfile.TarInfo(f"{edition}/{name}")
             info.size, info.mtime, info.mode = len(data), 0, 0o644
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             tar.addfile(info, io.BytesIO(data))
-    packed = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz:
-        gz.write(raw.getvalue())
-    return packed.getvalue()
 
 
 def write_bundle(edition_dir: Path, out_dir: Path) -> Path:
-    data = bundle_bytes(Path(edition_dir))
-    target = out_dir / f"ledgerrate-evidence-{Path(edition_dir).name}-{sha256_bytes(data)}.tar.gz"
-    atomic_write_bytes(target, data)
+    """The bundle as `out_dir/ledgerrate-evidence-<edition>-<sha256>.tar.gz`."""
+    root = Path(edition_dir)
+    with HashingFile.beside(out_dir / f"ledgerrate-evidence-{root.name}.tar.gz") as handle:
+        stream_bundle(root, handle)
+        target = out_dir / f"ledgerrate-evidence-{root.name}-{handle.sha256()}.tar.gz"
+        handle.commit(target)
     return target

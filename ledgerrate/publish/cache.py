@@ -47,6 +47,7 @@ from ledgerrate.hashing import (
     sha256_file,
     sha256_json,
 )
+from ledgerrate.io import HashingFile
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -231,12 +232,22 @@ class BuildCache:
         """The cached file holding what `make()` gives for `key`; made when no sound entry
         exists. An entry's bytes must hash to the digest in its name (re-read whenever its
         stat changed), so a damaged entry is dropped and remade."""
+        return self.streamed_product_path(kind, key, lambda handle: handle.write(make()))
+
+    def streamed_product_path(
+        self, kind: str, key: str, write: Callable[[HashingFile], object]
+    ) -> Path:
+        """`product_path` for a product that `write` streams into the file it is given, never
+        held in memory whole (an edition's evidence bundle)."""
         found = self.stored(kind, key)
         if found is not None:
             return found
-        data = make()
-        entry = self.root / "products" / kind / f"{key}-{sha256_bytes(data)}"
-        _atomic(entry, data)
+        folder = self.root / "products" / kind
+        # No fsync: a cache entry lost in a crash is a miss, and a torn one fails its digest.
+        with HashingFile(folder, key) as handle:
+            write(handle)
+            entry = folder / f"{key}-{handle.sha256()}"
+            handle.commit(entry, durable=False)
         self._listing(kind).setdefault(key, []).append(entry.name)
         self.misses[kind] = self.misses.get(kind, 0) + 1
         return entry

@@ -32,7 +32,7 @@ from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.hashing import seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem
 from ledgerrate.publish import corrected
-from ledgerrate.publish.bundle import bundle_bytes
+from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import PACKAGE, BuildCache, key_of, map_cached, write_plain
 from ledgerrate.publish.load import Edition
 from ledgerrate.run.bodies import whole_log_bytes
@@ -269,7 +269,7 @@ def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, s
         if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
     ]
     key = key_of("bundle", cache.toolchain(), edition.id, listing)
-    cached = cache.product_path("bundle", key, lambda: bundle_bytes(root))
+    cached = cache.streamed_product_path("bundle", key, partial(stream_bundle, root))
     sha = cached.name.rsplit("-", 1)[1]
     _place(cached, dest / "bundle" / f"ledgerrate-evidence-{edition.id}-{sha}.tar.gz", known)
 
