@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import append_jsonl, write_json, write_yaml
@@ -33,6 +34,9 @@ from ledgerrate.schema import (
     WorkloadResult,
 )
 from ledgerrate.stats.power import power_plan
+
+if TYPE_CHECKING:
+    import pytest
 
 PAYLOADS = (
     "<script>alert(1)</script>",
@@ -328,3 +332,20 @@ def write_edition(
     if errata:
         write_yaml(paths.errata, {"edition": edition_id, "entries": errata})
     return results(edition_id, date, hostile=hostile, reference_only=reference_only)
+
+
+def write_two_editions(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reference-only edition and one with released seeds under `root`, their hand-built
+    results standing in for computed ones (while `monkeypatch` lasts)."""
+    from ledgerrate.publish import load as load_mod
+
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
+    }
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under `root` by its relative POSIX path: two trees compared byte for byte."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}

@@ -10,11 +10,10 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import run_mkdocs
 from ledgerrate.publish.render import render_into
 from ledgerrate.publish.zensical import run_zensical
-from tests.publish.factory import write_edition
+from tests.publish.factory import write_two_editions
 
 pytestmark = pytest.mark.slow
 
@@ -58,11 +57,7 @@ def test_both_engines_publish_the_same_pages_and_links(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "editions"
-    fixtures = {
-        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
-        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
-    }
-    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    write_two_editions(root, monkeypatch)
     render_into(root, tmp_path / "m" / "docs")
     shutil.copytree(tmp_path / "m" / "docs", tmp_path / "z" / "docs")
     run_mkdocs(tmp_path / "m" / "docs", tmp_path / "m" / "site")

@@ -10,6 +10,7 @@ import pytest
 from ledgerrate.publish import charts
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.cache import CACHE_ENV, BuildCache, machine_cache_dir
+from tests.publish.factory import tree_bytes
 
 
 @pytest.fixture(autouse=True)
@@ -32,10 +33,6 @@ def test_cache_dir_is_the_option_then_the_variable_then_xdg_then_home(
     assert machine_cache_dir() == tmp_path / "home" / ".cache" / "ledgerrate"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert machine_cache_dir() == tmp_path / "home" / ".cache" / "ledgerrate"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def test_a_fresh_build_folder_reuses_the_machine_cache(
@@ -71,7 +68,7 @@ def test_a_fresh_build_folder_reuses_the_machine_cache(
     second = build_mod.build_site(root, tmp_path / "out-2", cache_dir=cache)
     # A new build folder: figures and every chart come from the machine's cache.
     assert figures == ["2026-07"] and len(drawn) == charts_drawn
-    assert _tree(second) == _tree(first)
+    assert tree_bytes(second) == tree_bytes(first)
 
 
 def test_a_chart_is_drawn_again_only_when_an_input_changes(

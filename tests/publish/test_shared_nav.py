@@ -10,27 +10,18 @@ from typing import Any
 import jinja2
 import pytest
 
-from ledgerrate.publish import load as load_mod
 from ledgerrate.publish import shared_nav
 from ledgerrate.publish.build import run_mkdocs
 from ledgerrate.publish.render import render_into
 from ledgerrate.publish.shared_nav import SharedNav
-from tests.publish.factory import write_edition
-
-
-def _files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+from tests.publish.factory import tree_bytes, write_two_editions
 
 
 def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "editions"
-    fixtures = {
-        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
-        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
-    }
-    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    write_two_editions(root, monkeypatch)
     docs = tmp_path / "docs"
     render_into(root, docs)
 
@@ -49,11 +40,11 @@ def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
         patch.setattr(SharedNav, "on_page_context", lambda self, context, **_: context)
         run_mkdocs(docs, tmp_path / "everywhere")
 
-    drilldowns = [p for p in _files(tmp_path / "shared") if p.startswith("runs/")]
+    drilldowns = [p for p in tree_bytes(tmp_path / "shared") if p.startswith("runs/")]
     assert len(drilldowns) > 4
     # Every drill-down page but the first of its depth had the sidebar spliced in.
     assert spliced.count("ok") >= len(drilldowns) - 2 and "refused" not in spliced
-    shared, everywhere = _files(tmp_path / "shared"), _files(tmp_path / "everywhere")
+    shared, everywhere = tree_bytes(tmp_path / "shared"), tree_bytes(tmp_path / "everywhere")
     assert shared.keys() == everywhere.keys()
     differ = sorted(name for name in shared if shared[name] != everywhere[name])
     assert differ == []
