@@ -337,6 +337,8 @@ def write_edition(
 def write_two_editions(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reference-only edition and one with released seeds under `root`, their hand-built
     results standing in for computed ones (while `monkeypatch` lasts)."""
+    # Here, not at the top: the loader brings in the metrics stack (scipy), and most tests that
+    # import this module never build a site.
     from ledgerrate.publish import load as load_mod
 
     fixtures = {
