@@ -165,7 +165,9 @@ class BuildCache:
         """sha256 of a file, re-read only when its stat says it may have changed."""
         st = path.stat()
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-        name = str(path.resolve())
+        # The stamp (inode included) proves the entry is this file, so the key need not be
+        # canonical: abspath is a string operation, resolve() a system call per path component.
+        name = os.path.abspath(path)
         known = self._digests.get(name)
         if known is not None and known[:4] == stamp:
             return known[4]
