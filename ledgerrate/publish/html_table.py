@@ -47,6 +47,8 @@ def _url(target: str) -> str:
 
 
 def _link(found: re.Match[str]) -> str:
+    if re.search(r'[&"<>]', found[2]):  # markdown would escape these in the href
+        raise TableSyntaxError(f"a link target this converter does not escape: {found[2]!r}")
     return f'<a href="{_url(found[2])}">{found[1]}</a>'
 
 
@@ -60,7 +62,10 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in body.split("|")]
 
 
-def _inline(cell: str) -> str:
+def inline_html(cell: str) -> str:
+    """`cell` with its links converted; any other markdown syntax left in it is refused."""
+    if "![" in cell:  # an image to markdown, which the link pattern would take for a link
+        raise TableSyntaxError(f"markdown image in a table cell: {cell[:120]!r}")
     html = _LINK.sub(_link, cell)
     leftover = _ENTITY.sub("", _TAG.sub("", html))
     if bad := _UNSUPPORTED.search(leftover):
@@ -94,8 +99,8 @@ def table_html(markdown_table: str) -> str:
     if len(lines) < 2:
         raise TableSyntaxError("a table needs a header and a separator row")
     aligns = _aligns(lines[1])
-    head = _row("th", [_inline(c) for c in _cells(lines[0])], aligns)
-    rows = [_row("td", [_inline(c) for c in _cells(line)], aligns) for line in lines[2:]]
+    head = _row("th", [inline_html(c) for c in _cells(lines[0])], aligns)
+    rows = [_row("td", [inline_html(c) for c in _cells(line)], aligns) for line in lines[2:]]
     body = ["<tbody>", *rows, "</tbody>"] if rows else []
     return "\n".join(["<table>", "<thead>", head, "</thead>", *body, "</table>"])
 

@@ -22,6 +22,7 @@ from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.raw_html import region
@@ -79,6 +80,7 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     env.filters["pre"] = pre_block
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
+    env.filters["html_prose"] = prose_region
     env.filters["raw_html"] = region
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
