@@ -9,6 +9,7 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics import report
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
+from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.incidents import Incident, incidents
 from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.publish.withdrawals import apply_withdrawals
@@ -106,35 +108,49 @@ def _optional(model: type[Any], path: Path) -> Any:
     return load_model(model, path) if path.exists() else None
 
 
+def _chosen_lines(log: Path, sitting: int) -> bytes:
+    """The first EXAMPLES_PER_CELL counted runs of `sitting` in `log` (by item, then attempt),
+    as JSON lines. Lines are only decoded to choose them (the metrics stage has already read
+    and checked every record)."""
+    chosen: list[tuple[str, int, bytes]] = []
+    with log.open("rb") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except ValueError:  # a torn last line; read_jsonl drops it too
+                continue
+            if (
+                raw.get("sitting") == sitting
+                and raw.get("kind", "registered") == "registered"
+                and raw.get("status") != RunStatus.infra_excluded.value
+            ):
+                chosen.append((raw["item_id"], raw["attempt"], line.rstrip(b"\n") + b"\n"))
+                chosen.sort(key=lambda c: (c[0], c[1]))
+                del chosen[EXAMPLES_PER_CELL:]
+    return b"".join(line for _, _, line in chosen)
+
+
 def _examples(
-    paths: EditionPaths, results: EditionResults
+    paths: EditionPaths, results: EditionResults, cache: BuildCache | None = None
 ) -> dict[tuple[str, str, str], list[Example]]:
-    """A few counted runs per cell. Lines are only decoded to choose them; just the chosen
-    ones are validated (the metrics stage has already read and checked every record)."""
+    """A few counted runs per cell; only the chosen ones are validated. With a `cache`, the
+    choice is a product of the log's digest: choosing decodes every line of every log, and the
+    digests are already known (a build's fingerprint reads them), so a warm build reads no log
+    here."""
     found: dict[tuple[str, str, str], list[Example]] = {}
     for workload in results.workloads:
         for cell in workload.cells:
             log = paths.runs(cell.workload, cell.model, cell.mode)
-            chosen: list[tuple[str, int, bytes]] = []
-            if log.exists():
-                with log.open("rb") as lines:
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        try:
-                            raw = json.loads(line)
-                        except ValueError:  # a torn last line; read_jsonl drops it too
-                            continue
-                        if (
-                            raw.get("sitting") == cell.sitting
-                            and raw.get("kind", "registered") == "registered"
-                            and raw.get("status") != RunStatus.infra_excluded.value
-                        ):
-                            chosen.append((raw["item_id"], raw["attempt"], line))
-                            chosen.sort(key=lambda c: (c[0], c[1]))
-                            del chosen[EXAMPLES_PER_CELL:]
+            chosen = b""
+            if log.exists() and cache is None:
+                chosen = _chosen_lines(log, cell.sitting)
+            elif log.exists() and cache is not None:
+                key = key_of("examples", cache.toolchain(), cell.sitting, cache.file_digest(log))
+                chosen = cache.product("examples", key, partial(_chosen_lines, log, cell.sitting))
             found[(cell.workload, cell.model, str(cell.mode))] = [
-                Example.of(RunRecord.model_validate_json(line)) for _, _, line in chosen
+                Example.of(RunRecord.model_validate_json(line)) for line in chosen.splitlines()
             ]
     return found
 
@@ -161,7 +177,9 @@ def _reproductions(
 
 
 def load_edition(
-    edition_dir: Path, results_fn: Callable[[Path], EditionResults] | None = None
+    edition_dir: Path,
+    results_fn: Callable[[Path], EditionResults] | None = None,
+    cache: BuildCache | None = None,
 ) -> Edition:
     paths = EditionPaths(edition_dir)
     manifest = load_model(EditionManifest, paths.manifest)
@@ -190,7 +208,7 @@ def load_edition(
         cards=cards,
         results=results,
         computed=computed,
-        examples=_examples(paths, results),
+        examples=_examples(paths, results, cache),
         reproductions=_reproductions(paths, manifest),
         seed_loss=_optional(SeedLoss, paths.seeds_lost),
         ingested=ingested_cells(paths, results),
@@ -199,13 +217,15 @@ def load_edition(
 
 
 def load_editions(
-    editions_dir: Path, results_fn: Callable[[Path], EditionResults] | None = None
+    editions_dir: Path,
+    results_fn: Callable[[Path], EditionResults] | None = None,
+    cache: BuildCache | None = None,
 ) -> list[Edition]:
     """Every edition folder (one holding an edition.yaml), oldest first."""
     if not editions_dir.is_dir():
         return []
     found = [
-        load_edition(child, results_fn)
+        load_edition(child, results_fn, cache)
         for child in sorted(editions_dir.iterdir())
         if (child / "edition.yaml").is_file()
     ]

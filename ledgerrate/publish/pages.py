@@ -186,7 +186,9 @@ def spotcheck_notes(root: Path) -> list[str]:
     return methodology_notes(root)
 
 
-def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -> None:
+def render_edition(
+    env: Environment, site: Site, edition: Edition, docs: Path, cache: BuildCache | None = None
+) -> None:
     root = "../../"
     judge_overlap: list[str] = []
     judge_spec = None
@@ -220,7 +222,7 @@ def render_edition(env: Environment, site: Site, edition: Edition, docs: Path) -
     ctx.update(explore.card_extras(edition, ctx["card"], docs, root, "gap", rel_dir=rel_dir))
     ctx["vendors"] = explore.vendors(edition)
     ctx["cells_table"] = tables.write_cell_table(
-        docs, rel_dir, "cells", edition.results, [c for _, c, _, _ in ctx["cells"]], root
+        docs, rel_dir, "cells", edition.results, [c for _, c, _, _ in ctx["cells"]], root, cache
     )
     rel = f"{rel_dir}/index.md"
     _write(docs, rel, env.get_template("edition.md.j2").render(ctx))
@@ -252,7 +254,9 @@ def _reproductions(
     ]
 
 
-def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) -> None:
+def render_workload(
+    env: Environment, site: Site, workload_id: str, docs: Path, cache: BuildCache | None = None
+) -> None:
     root = "../../"
     rel_dir = f"workloads/{segment(workload_id)}"
     runs: list[dict[str, Any]] = []
@@ -284,6 +288,7 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
                     edition.results,
                     result.cells,
                     root,
+                    cache,
                 ),
                 "names": names,
                 "notes": _edition_notes(edition, workload=workload_id),
@@ -305,7 +310,9 @@ def render_workload(env: Environment, site: Site, workload_id: str, docs: Path) 
     _write(docs, f"{rel_dir}/index.md", env.get_template("workload.md.j2").render(ctx))
 
 
-def render_model(env: Environment, site: Site, model_id: str, docs: Path) -> None:
+def render_model(
+    env: Environment, site: Site, model_id: str, docs: Path, cache: BuildCache | None = None
+) -> None:
     root = "../../"
     rows = site.models[model_id]
     ctx = {
@@ -323,6 +330,7 @@ def render_model(env: Environment, site: Site, model_id: str, docs: Path) -> Non
                     r.edition.results,
                     r.cells,
                     root,
+                    cache,
                 ),
             }
             for r in reversed(rows)
@@ -387,16 +395,22 @@ def render_primitives(env: Environment, site: Site, docs: Path) -> None:
 
 
 def render_pages(
-    env: Environment, site: Site, sections: dict[str, DataSection], docs: Path
+    env: Environment,
+    site: Site,
+    sections: dict[str, DataSection],
+    docs: Path,
+    cache: BuildCache | None = None,
 ) -> None:
+    """Every page but the drill-downs; with a `cache`, each table's CSV and JSON downloads are
+    reused while the table's rows are unchanged."""
     render_home(env, site, docs)
     render_indexes(env, site, docs)
     render_primitives(env, site, docs)
     for edition in site.editions:
-        render_edition(env, site, edition, docs)
+        render_edition(env, site, edition, docs, cache)
         render_data(env, edition, sections[edition.id], docs)
     for workload_id in site.workloads:
-        render_workload(env, site, workload_id, docs)
+        render_workload(env, site, workload_id, docs, cache)
     for model_id in site.models:
-        render_model(env, site, model_id, docs)
+        render_model(env, site, model_id, docs, cache)
     render_errata(env, site, docs)

@@ -83,7 +83,7 @@ def render_into(
     methodology = _copy_site_src(site_src, docs)
     write_fonts(docs)  # served from the site itself: no request leaves it
     # 2. every edition with its results, oldest first
-    editions = load_editions(editions_dir, results_fn)
+    editions = load_editions(editions_dir, results_fn, cache)
     site = build_site_model(editions, methodology)
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it
     sections: dict[str, DataSection] = {}
@@ -102,7 +102,7 @@ def render_into(
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates, cache)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
-        render_pages(env, site, sections, docs)
+        render_pages(env, site, sections, docs, cache)
         append_seed_changelog(env, editions, docs)
         # 6. the explore pages: models side by side, and every cell's runs down to the check
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per

@@ -156,3 +156,44 @@ def test_two_builds_needing_one_absent_dataset_generate_it_once(tmp_path: Path) 
     assert made == ["first"]
     assert results[0] == results[1]
     assert caches[0].misses == {"dataset": 1} and caches[1].hits == {"dataset": 1}
+
+
+def test_examples_are_reused_until_their_log_changes(edition: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "editions" / edition.name
+    shutil.copytree(edition, copy)
+    cache = BuildCache.open(tmp_path / "cache")
+    first = load_edition(copy, cache=cache).examples
+    assert first == load_edition(copy).examples  # the same choice as without a cache
+    assert first and cache.misses == {"examples": len(first)}
+    log = copy / "runs" / WORKLOAD / "reference" / "single-shot.jsonl"
+    shown = first[(WORKLOAD, "reference", "single-shot")][0].item_id
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(line for line in lines if f'"{shown}"'.encode() not in line))
+    again = BuildCache.open(tmp_path / "cache")
+    after = load_edition(copy, cache=again).examples
+    assert shown not in {e.item_id for e in after[(WORKLOAD, "reference", "single-shot")]}
+    assert after == load_edition(copy).examples
+    assert again.misses == {"examples": 1}
+    assert again.hits == ({"examples": len(first) - 1} if len(first) > 1 else {})
+
+
+def test_a_cell_tables_downloads_follow_its_rows(edition: Path, tmp_path: Path) -> None:
+    from ledgerrate.publish.tables import write_cell_table
+
+    results = load_edition(edition).results
+    cell = results.workloads[0].cells[0]
+    cells = [cell, cell.model_copy(update={"model": "another"})]
+    cache = BuildCache.open(tmp_path / "cache")
+    made: dict[str, bytes] = {}
+    for label, rows, with_cache in (("one", cells[:1], cache), ("both", cells, cache)):
+        for cached in (with_cache, None):
+            docs = tmp_path / f"{label}-{cached is not None}"
+            write_cell_table(docs, "m", "cells", results, rows, "../", cached)
+            made[f"{label}-{cached is not None}"] = (docs / "m" / "cells.csv").read_bytes() + (
+                docs / "m" / "cells.json"
+            ).read_bytes()
+    assert made["one-True"] == made["one-False"] and made["both-True"] == made["both-False"]
+    assert made["one-True"] != made["both-True"]  # same page and stem, other rows: remade
+    assert cache.misses == {"cells-json": 2, "cells-csv": 2}
