@@ -51,8 +51,8 @@ def _natural(path: Path) -> list[Any]:
 
 def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
     """Index page first, then pages, then sub-folders (newest edition/version first); a
-    section too long for a sidebar is its index page alone, its other pages named in
-    `omitted` (gitignore patterns, for mkdocs' `not_in_nav`)."""
+    section too long for a sidebar is its index page alone, everything else in its folder
+    named in `omitted` (gitignore patterns, for mkdocs' `not_in_nav`)."""
     entries: list[Any] = []
     index = folder / "index.md"
     if index.exists():
@@ -62,9 +62,11 @@ def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
     if folder.name in ALPHABETICAL:
         subfolders.reverse()
     if index.exists() and len(pages) + len(subfolders) > MAX_SECTION_ENTRIES:
+        # The folder's whole content but its index, in two patterns rather than one per entry:
+        # mkdocs matches every file of the site against every pattern (215 model folders made
+        # two million matches). Files that are not pages are never in a nav either way.
         here = folder.relative_to(docs).as_posix()
-        omitted.extend(f"/{here}/{p.name}" for p in pages)
-        omitted.extend(f"/{here}/{sub.name}/" for sub in subfolders)
+        omitted.extend([f"/{here}/*", f"!/{here}/index.md"])
         return entries
     for page in pages:
         entries.append({page_title(page): page.relative_to(docs).as_posix()})
