@@ -59,20 +59,29 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
     """The relative links of `html`, on the page `page_uri`, whose target `exists` denies."""
     base = posixpath.dirname(page_uri)
     broken = []
+    # A drill-down page links one items page under a dozen anchors: each target checked once.
+    lands: dict[str, bool] = {}
     for written in dict.fromkeys(_HREF.findall(html)):
         # A browser reads the attribute with its character references decoded (`&#47;` is `/`).
-        href = unescape(written)
+        href = unescape(written) if "&" in written else written
         if href.startswith("#"):  # most links of a drill-down page: its own runs
             continue
-        parts = urlsplit(href)
-        if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
-            continue  # another site, this page's own anchor, or absolute: not ours to check
-        target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
-        if parts.path.endswith("/"):
-            target = posixpath.join(target, "index.md")
-        if target.startswith("../") or not exists(target):
+        target = href.partition("#")[0]
+        if target not in lands:
+            lands[target] = _lands(base, target, exists)
+        if not lands[target]:
             broken.append(written)
     return broken
+
+
+def _lands(base: str, href: str, exists: Callable[[str], object]) -> bool:
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
+        return True  # another site, this page's own anchor, or absolute: not ours to check
+    target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
+    if parts.path.endswith("/"):
+        target = posixpath.join(target, "index.md")
+    return not target.startswith("../") and bool(exists(target))
 
 
 def _split(markdown: str) -> tuple[str, list[str]]:

@@ -154,3 +154,16 @@ def test_a_link_with_character_references_is_checked_as_a_browser_reads_it() -> 
     files = {"data/a b/x.json"}
     html = '<a href="..&#47;data&#47;a%20b&#47;x.json">x</a> <a href="..&#47;data&#47;gone">y</a>'
     assert broken_links("runs/index.md", html, files.__contains__) == ["..&#47;data&#47;gone"]
+
+
+def test_each_anchor_of_a_missing_page_is_reported_and_a_landing_one_is_not() -> None:
+    # Targets are checked once per page, but every link written to a missing one is named.
+    files = {"items/index.md"}
+    html = (
+        '<a href="../items/#i-1">1</a> <a href="../items/#i-2">2</a> '
+        '<a href="../gone/#i-1">3</a> <a href="../gone/#i-2">4</a> <a href="#own">5</a>'
+    )
+    assert broken_links("runs/index.md", html, files.__contains__) == [
+        "../gone/#i-1",
+        "../gone/#i-2",
+    ]
