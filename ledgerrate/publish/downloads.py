@@ -122,6 +122,10 @@ def results_frame(results: EditionResults) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _results_csv(edition: Edition) -> bytes:
+    return results_frame(edition.results).to_csv(index=False, lineterminator="\n").encode()
+
+
 def seed_checks(edition: Edition) -> list[SeedCheck]:
     """Recompute each released seed's commitment; the registered one is the reference."""
     registered = (
@@ -305,10 +309,24 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
     write_plain(dest / "results.json", results_json)
-    # Its corrected companion: every erratum applied, each withdrawn or changed figure marked.
-    write_plain(dest / corrected.FILENAME, corrected.corrected_json(edition, results_json))
-    csv = results_frame(edition.results).to_csv(index=False, lineterminator="\n")
-    write_plain(dest / "results.csv", csv.encode("utf-8"))
+    # Its corrected companion (every erratum applied, each withdrawn or changed figure marked)
+    # and the figures as CSV: products of the figures shown, the sealed file and the errata,
+    # since their indented JSON and pandas frame cost a second per 215-model edition.
+    shown = sha256_bytes(edition.results.model_dump_json().encode())
+    errata = edition.errata.model_dump_json() if edition.errata else None
+    key = key_of(
+        "corrected", cache.toolchain(), edition.id, sha256_bytes(results_json), shown, errata
+    )
+    made = cache.product_path(
+        "corrected", key, lambda: corrected.corrected_json(edition, results_json)
+    )
+    _place(made, dest / corrected.FILENAME, known)
+    made = cache.product_path(
+        "results-csv",
+        key_of("results-csv", cache.toolchain(), shown),
+        partial(_results_csv, edition),
+    )
+    _place(made, dest / "results.csv", known)
     for filename, data in _schema_files().items():
         write_plain(dest / "schemas" / filename, data)
     notes = _dataset_files(edition, dest, cache)

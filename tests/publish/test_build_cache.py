@@ -40,7 +40,13 @@ def test_rebuild_reuses_every_product(edition: Path, tmp_path: Path) -> None:
     second = _downloads(edition, tmp_path / "two", again)
     assert second == first
     assert again.misses == {}
-    assert again.hits == {"gzip": 2, "dataset": 1, "bundle": 1}
+    assert again.hits == {
+        "gzip": 2,
+        "dataset": 1,
+        "bundle": 1,
+        "corrected": 1,
+        "results-csv": 1,
+    }
 
 
 def test_changed_log_invalidates_its_gzip_and_the_bundle(edition: Path, tmp_path: Path) -> None:
@@ -57,8 +63,35 @@ def test_changed_log_invalidates_its_gzip_and_the_bundle(edition: Path, tmp_path
     after = _downloads(copy, tmp_path / "two", again)
     rel = f"runs/{WORKLOAD}/reference/single-shot.jsonl.gz"
     assert after[rel] != before[rel]
-    assert again.misses == {"gzip": 1, "bundle": 1}
+    # The figures changed with the log: their CSV and corrected companion are remade too.
+    assert again.misses == {"gzip": 1, "bundle": 1, "corrected": 1, "results-csv": 1}
     assert again.hits == {"gzip": 1, "dataset": 1}
+
+
+def test_an_erratum_remakes_the_corrected_results_not_the_figures_csv(
+    edition: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    import yaml
+
+    copy = tmp_path / "editions" / edition.name
+    shutil.copytree(edition, copy)
+    cache = BuildCache.open(tmp_path / "cache")
+    _downloads(copy, tmp_path / "one", cache)
+    note = {
+        "id": "2026-12-02",
+        "date": "2026-12-02",
+        "title": "A disclosure",
+        "what_changed": "Nothing in the figures.",
+        "why": "A reader asked.",
+    }
+    (copy / "errata.yaml").write_text(yaml.safe_dump({"edition": copy.name, "entries": [note]}))
+    again = BuildCache.open(tmp_path / "cache")
+    _downloads(copy, tmp_path / "two", again)
+    assert again.misses.get("corrected") == 1 and "results-csv" not in again.misses
+    corrected = json.loads((tmp_path / "two" / "results-corrected.json").read_text("utf-8"))
+    assert corrected["errata"] == ["2026-12-02"]
 
 
 def test_corrupt_cached_dataset_is_detected_and_rebuilt(edition: Path, tmp_path: Path) -> None:
