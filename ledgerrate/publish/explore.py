@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from ledgerrate.io import atomic_write_text
 from ledgerrate.publish import charts, tables
+from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.card import RateCard
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import md_text, segment
@@ -61,7 +62,14 @@ def _svg_img(docs: Path, rel_dir: str, name: str, svg: str, title: str) -> Marku
 
 
 def card_extras(
-    edition: Edition, card: RateCard, docs: Path, root: str, stem: str, *, rel_dir: str = ""
+    edition: Edition,
+    card: RateCard,
+    docs: Path,
+    root: str,
+    stem: str,
+    *,
+    rel_dir: str = "",
+    cache: BuildCache | None = None,
 ) -> dict[str, Any]:
     """The gap chart, the card's CSV/JSON and the calculator's lines, for a page at `rel_dir`
     (`""` for the home page) whose way back to the site root is `root`."""
@@ -70,7 +78,9 @@ def card_extras(
     data_stem = "ratecard" if rel_dir else f"ratecard-{segment(edition.id)}"
     return {
         "gap_chart": _svg_img(docs, rel_dir, f"{stem}.svg", svg, title),
-        "card_table": tables.write_workload_table(docs, rel_dir, data_stem, edition.results, root),
+        "card_table": tables.write_workload_table(
+            docs, rel_dir, data_stem, edition.results, root, cache
+        ),
         "calc_lines": calculator_lines(edition, card),
         "calc_source": {
             "results": f"{root}data/{segment(edition.id)}/results.json",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -78,20 +78,18 @@ def write_cell_table(
 ) -> Markup:
     """Write `<stem>.csv` and `<stem>.json` into the page's folder; returns the paragraph that
     links them (placed right before the table, which is how tables.js finds the table)."""
-    folder = docs / rel_dir
-    if cache is None:
-        write_plain(folder / f"{stem}.json", _cells_json(cells))
-        write_plain(folder / f"{stem}.csv", _cells_csv(edition, cells))
-    else:
-        # Products of the rows (and the edition id, the CSV's first column): at ten editions of
-        # 215 models the 2,230 tables' pandas frames and indented JSON were 20 s of a build.
-        key = key_of(
-            "cell-table", cache.toolchain(), edition.edition, [c.model_dump_json() for c in cells]
-        )
-        made = cache.product_path("cells-json", key, lambda: _cells_json(cells))
-        downloads.place_product(made, folder / f"{stem}.json")
-        made = cache.product_path("cells-csv", key, lambda: _cells_csv(edition, cells))
-        downloads.place_product(made, folder / f"{stem}.csv")
+    # Products of the rows (and the edition id, the CSV's first column): at ten editions of 215
+    # models the 2,230 tables' pandas frames and indented JSON were 20 s of a build.
+    rows = [c.model_dump_json() for c in cells] if cache is not None else []
+    _write_pair(
+        docs / rel_dir,
+        stem,
+        ("cell-table", edition.edition, rows),
+        lambda: _cells_json(cells),
+        lambda: _cells_csv(edition, cells),
+        cache,
+        ("cells-json", "cells-csv"),
+    )
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
     return Markup(
         f'<p class="lr-table-data">This table as <a href="{stem}.csv" download>CSV</a> · '
@@ -100,17 +98,33 @@ def write_cell_table(
     )
 
 
-def write_workload_table(
-    docs: Path, rel_dir: str, stem: str, edition: EditionResults, root: str
-) -> Markup:
-    """The rate card's data: the edition's workloads (each a `WorkloadResult`) as JSON, and the
-    cheapest-qualifying and flagship lines as CSV."""
-    folder = docs / rel_dir
+def _write_pair(
+    folder: Path,
+    stem: str,
+    inputs: tuple[str, str, list[str]],
+    as_json: Callable[[], bytes],
+    as_csv: Callable[[], bytes],
+    cache: BuildCache | None,
+    products: tuple[str, str],
+) -> None:
+    """`<stem>.json` and `<stem>.csv` in `folder`; with a cache, each is a product keyed by the
+    toolchain and `inputs` (what the table is, its edition and its rows as JSON)."""
+    if cache is None:
+        write_plain(folder / f"{stem}.json", as_json())
+        write_plain(folder / f"{stem}.csv", as_csv())
+        return
+    label, edition_id, rows = inputs
+    key = key_of(label, cache.toolchain(), edition_id, rows)
+    downloads.place_product(cache.product_path(products[0], key, as_json), folder / f"{stem}.json")
+    downloads.place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
+
+
+def _workloads_json(edition: EditionResults) -> bytes:
     rows = [w.model_dump(mode="json") for w in edition.workloads]
-    write_plain(
-        folder / f"{stem}.json",
-        (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode(),
-    )
+    return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _workloads_csv(edition: EditionResults) -> bytes:
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow(
@@ -151,7 +165,31 @@ def write_workload_table(
                     "" if w.frontier_premium is None else w.frontier_premium,
                 ]
             )
-    write_plain(folder / f"{stem}.csv", buffer.getvalue().encode("utf-8"))
+    return buffer.getvalue().encode("utf-8")
+
+
+def write_workload_table(
+    docs: Path,
+    rel_dir: str,
+    stem: str,
+    edition: EditionResults,
+    root: str,
+    cache: BuildCache | None = None,
+) -> Markup:
+    """The rate card's data: the edition's workloads (each a `WorkloadResult`) as JSON, and the
+    cheapest-qualifying and flagship lines as CSV."""
+    # Every cell of the edition is in the JSON: at 215 models its indented dump was most of a
+    # second, made twice a build (home page and edition page) for each edition.
+    rows = [w.model_dump_json() for w in edition.workloads] if cache is not None else []
+    _write_pair(
+        docs / rel_dir,
+        stem,
+        ("workload-table", edition.edition, rows),
+        lambda: _workloads_json(edition),
+        lambda: _workloads_csv(edition),
+        cache,
+        ("card-json", "card-csv"),
+    )
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
     return Markup(
         f'<p class="lr-card-data">The figures of this card as <a href="{stem}.csv" download>CSV'

@@ -230,3 +230,25 @@ def test_a_cell_tables_downloads_follow_its_rows(edition: Path, tmp_path: Path) 
     assert made["one-True"] == made["one-False"] and made["both-True"] == made["both-False"]
     assert made["one-True"] != made["both-True"]  # same page and stem, other rows: remade
     assert cache.misses == {"cells-json": 2, "cells-csv": 2}
+
+
+def test_a_rate_cards_downloads_follow_its_workloads(edition: Path, tmp_path: Path) -> None:
+    from ledgerrate.publish.tables import write_workload_table
+
+    results = load_edition(edition).results
+    changed = results.model_copy(
+        update={"workloads": [results.workloads[0].model_copy(update={"volume": 7})]}
+    )
+    cache = BuildCache.open(tmp_path / "cache")
+    made: dict[str, bytes] = {}
+    for label, shown in (("as-is", results), ("changed", changed), ("again", results)):
+        for cached in (cache, None):
+            docs = tmp_path / f"{label}-{cached is not None}"
+            write_workload_table(docs, "", "ratecard", shown, "", cached)
+            made[f"{label}-{cached is not None}"] = (docs / "ratecard.csv").read_bytes() + (
+                docs / "ratecard.json"
+            ).read_bytes()
+    assert made["as-is-True"] == made["as-is-False"] == made["again-True"]
+    assert made["changed-True"] == made["changed-False"] != made["as-is-True"]
+    assert cache.misses == {"card-json": 2, "card-csv": 2}
+    assert cache.hits == {"card-json": 1, "card-csv": 1}
