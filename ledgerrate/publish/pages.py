@@ -21,6 +21,7 @@ from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, 
 from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
+from ledgerrate.publish.cell_figures import CellFigures
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
@@ -28,7 +29,7 @@ from ledgerrate.publish.load import Edition
 from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, workload_base
-from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
+from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.workloads.base import PRIMITIVES
 
 ANSWER_LIMIT = 4000
@@ -122,42 +123,11 @@ def _edition_notes(edition: Edition, *, workload: str | None = None, model: str 
     return [e for e in entries if errata_mod.touches(e, workload=workload, model=model)]
 
 
-def _cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Markup]:
-    """Figures of a cell as shown, each with its correction history."""
-    fixes = errata_mod.corrections(edition)
-    mode = str(cell.mode)
-    judge = edition.manifest.judge is not None
-
-    def fig(field: str, shown: str, html: Markup | None = None) -> Markup:
-        key_exact = (cell.workload, cell.model, mode, field)
-        key_any_mode = (cell.workload, cell.model, None, field)
-        key = key_exact if key_exact in fixes else key_any_mode
-        if html is not None and key not in fixes:
-            return html  # no correction history: the figure with its exact value on hover
-        return errata_mod.figure(shown, key, fixes, root)
-
-    return {
-        "pass_rate": fig("pass_rate", fmt.pass_rate(cell, judge=judge)),
-        "cpo": fig("cpo_usd", fmt.cpo(cell), fmt.cpo_html(cell)),
-        "spend": fig("spend_usd", fmt.usd(cell.spend_usd), fmt.money(cell.spend_usd)),
-        "per_attempt": fig(
-            "cost_per_attempt_usd",
-            fmt.usd(cell.cost_per_attempt_usd, "attempts"),
-            fmt.money(cell.cost_per_attempt_usd, "attempts"),
-        ),
-        "grading": fig("grading_cost_usd", fmt.usd(cell.grading_cost_usd)),
-        "infra": fig(
-            "infra_excluded_usd",
-            f"{cell.infra_excluded_attempts} ({fmt.usd(cell.infra_excluded_usd)})",
-        ),
-    }
-
-
 def edition_card(edition: Edition) -> RateCard:
     return rate_card(edition.results, edition.manifest, provisional=edition.provisional)
 
 
-def render_home(env: Environment, site: Site, docs: Path) -> None:
+def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | None = None) -> None:
     """The latest *published* edition's card; an edition whose window is still open never
     takes over the home page, it is only pointed to."""
     published = [e for e in site.editions if not e.provisional]
@@ -175,7 +145,9 @@ def render_home(env: Environment, site: Site, docs: Path) -> None:
             results=latest.results,
             notes=_edition_notes(latest),
             methodology=site.methodology_versions,
-            **explore.card_extras(latest, edition_card(latest), docs, "", f"gap-{latest.id}"),
+            **explore.card_extras(
+                latest, edition_card(latest), docs, "", f"gap-{latest.id}", cache=cache
+            ),
         )
     _write(docs, "index.md", env.get_template("home.md.j2").render(ctx))
 
@@ -187,9 +159,15 @@ def spotcheck_notes(root: Path) -> list[str]:
 
 
 def render_edition(
-    env: Environment, site: Site, edition: Edition, docs: Path, cache: BuildCache | None = None
+    env: Environment,
+    site: Site,
+    edition: Edition,
+    docs: Path,
+    cache: BuildCache | None = None,
+    figures: CellFigures | None = None,
 ) -> None:
     root = "../../"
+    figures = figures if figures is not None else CellFigures()
     judge_overlap: list[str] = []
     judge_spec = None
     if edition.manifest.judge is not None:
@@ -205,7 +183,7 @@ def render_edition(
         "footer": footer(edition),
         "card": edition_card(edition),
         "cells": [
-            (w, c, _cell_figures(edition, c, root), names.get(c.model, c.model))
+            (w, c, figures(edition, c, root), names.get(c.model, c.model))
             for w in edition.results.workloads
             for c in w.cells
         ],
@@ -219,7 +197,10 @@ def render_edition(
         "methodology": site.methodology_versions,
     }
     rel_dir = f"editions/{segment(edition.id)}"
-    ctx.update(explore.card_extras(edition, ctx["card"], docs, root, "gap", rel_dir=rel_dir))
+    extras = explore.card_extras(
+        edition, ctx["card"], docs, root, "gap", rel_dir=rel_dir, cache=cache
+    )
+    ctx.update(extras)
     ctx["vendors"] = explore.vendors(edition)
     ctx["cells_table"] = tables.write_cell_table(
         docs, rel_dir, "cells", edition.results, [c for _, c, _, _ in ctx["cells"]], root, cache
@@ -255,9 +236,15 @@ def _reproductions(
 
 
 def render_workload(
-    env: Environment, site: Site, workload_id: str, docs: Path, cache: BuildCache | None = None
+    env: Environment,
+    site: Site,
+    workload_id: str,
+    docs: Path,
+    cache: BuildCache | None = None,
+    figures: CellFigures | None = None,
 ) -> None:
     root = "../../"
+    figures = figures if figures is not None else CellFigures()
     rel_dir = f"workloads/{segment(workload_id)}"
     runs: list[dict[str, Any]] = []
     for edition, result in site.workloads[workload_id]:
@@ -273,7 +260,7 @@ def render_workload(
                 "rows": [
                     {
                         "cell": c,
-                        "fig": _cell_figures(edition, c, root),
+                        "fig": figures(edition, c, root),
                         "name": names.get(c.model, c.model),
                         "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
                         "vendor": vendor_of.get(c.model, ""),
@@ -311,9 +298,15 @@ def render_workload(
 
 
 def render_model(
-    env: Environment, site: Site, model_id: str, docs: Path, cache: BuildCache | None = None
+    env: Environment,
+    site: Site,
+    model_id: str,
+    docs: Path,
+    cache: BuildCache | None = None,
+    figures: CellFigures | None = None,
 ) -> None:
     root = "../../"
+    figures = figures if figures is not None else CellFigures()
     rows = site.models[model_id]
     ctx = {
         "root": root,
@@ -322,7 +315,7 @@ def render_model(
             {
                 "row": r,
                 "notes": _edition_notes(r.edition, model=model_id),
-                "cells": [(c, _cell_figures(r.edition, c, root)) for c in r.cells],
+                "cells": [(c, figures(r.edition, c, root)) for c in r.cells],
                 "table": tables.write_cell_table(
                     docs,
                     f"models/{segment(model_id)}",
@@ -403,14 +396,15 @@ def render_pages(
 ) -> None:
     """Every page but the drill-downs; with a `cache`, each table's CSV and JSON downloads are
     reused while the table's rows are unchanged."""
-    render_home(env, site, docs)
+    figures = CellFigures()  # each cell is on three pages: its figures are made once
+    render_home(env, site, docs, cache)
     render_indexes(env, site, docs)
     render_primitives(env, site, docs)
     for edition in site.editions:
-        render_edition(env, site, edition, docs, cache)
+        render_edition(env, site, edition, docs, cache, figures)
         render_data(env, edition, sections[edition.id], docs)
     for workload_id in site.workloads:
-        render_workload(env, site, workload_id, docs, cache)
+        render_workload(env, site, workload_id, docs, cache, figures)
     for model_id in site.models:
-        render_model(env, site, model_id, docs, cache)
+        render_model(env, site, model_id, docs, cache, figures)
     render_errata(env, site, docs)
