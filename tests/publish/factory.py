@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import append_jsonl, write_json, write_yaml
@@ -51,9 +51,15 @@ H = "ab" * 32
 SEED, SALT = 123456789, "0f" * 16
 
 
+def _per_thousand(cpo: Decimal | None) -> Decimal:
+    """The rate card's line for 1,000 units (the factory's cells all have a CPO)."""
+    assert cpo is not None
+    return (cpo * 1000).quantize(Decimal("0.01"))
+
+
 def manifest(edition_id: str, date: str, *, hostile: bool, reference_only: bool = False) -> dict:
     small_name = f"Small {HOSTILE}" if hostile else "Small model"
-    models = [
+    models: list[dict[str, Any]] = [
         {
             "id": "ref",
             "name": "Reference solver",
@@ -148,7 +154,7 @@ def results(edition_id: str, date: str, *, hostile: bool, reference_only: bool =
             model_name=small_name,
             mode=Mode.single_shot,
             cpo_usd=small.cpo_usd,
-            rate_usd=(small.cpo_usd * 1000).quantize(Decimal("0.01")),
+            rate_usd=_per_thousand(small.cpo_usd),
             pass_rate=13 / 15,
             pass_rate_ci=small.pass_rate_ci,
             cost_basis="measured",
@@ -158,7 +164,7 @@ def results(edition_id: str, date: str, *, hostile: bool, reference_only: bool =
             model_name="Big model",
             mode=Mode.single_shot,
             cpo_usd=big.cpo_usd,
-            rate_usd=(big.cpo_usd * 1000).quantize(Decimal("0.01")),
+            rate_usd=_per_thousand(big.cpo_usd),
             pass_rate=14 / 15,
             pass_rate_ci=big.pass_rate_ci,
             cost_basis="measured",
@@ -168,7 +174,7 @@ def results(edition_id: str, date: str, *, hostile: bool, reference_only: bool =
         model_name="Reference solver",
         mode=Mode.single_shot,
         cpo_usd=ref.cpo_usd,
-        rate_usd=(ref.cpo_usd * 1000).quantize(Decimal("0.01")),
+        rate_usd=_per_thousand(ref.cpo_usd),
         pass_rate=1.0,
         pass_rate_ci=ref.pass_rate_ci,
         cost_basis="compute",
