@@ -54,6 +54,7 @@ def run_mkdocs(
     from ledgerrate.publish.nav import apply_nav
     from ledgerrate.publish.raw_html import RawHtml
     from ledgerrate.publish.render import CONFIG
+    from ledgerrate.publish.shared_frame import SharedFrame
     from ledgerrate.publish.shared_nav import SharedNav
 
     collect = _Collect()
@@ -73,6 +74,7 @@ def run_mkdocs(
         )
         cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ledgerrate.publish.raw_html import RawHtml
+from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_nav import SharedNav
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
@@ -43,23 +44,32 @@ def on_config(config: Any) -> Any:
     return config
 
 
-# Raw HTML blocks skip markdown, and pages outside the navigation share its sidebar, here too
-# (publish/raw_html.py and shared_nav.py say why). mkdocs registers each `on_*` name of a hook
-# module as one event, so the two plugins' handlers of one event are called in turn, in the
-# order their priorities give under `ledgerrate build`.
+# Raw HTML blocks skip markdown, and pages outside the navigation share its sidebar and the
+# theme's frame, here too (publish/raw_html.py, shared_nav.py and shared_frame.py say why).
+# mkdocs registers each `on_*` name of a hook module as one event, so the plugins' handlers of
+# one event are called in turn, in the order their priorities give under `ledgerrate build`.
 _raw_html = RawHtml()
 _shared_nav = SharedNav()
+_shared_frame = SharedFrame()
 on_page_markdown = _raw_html.on_page_markdown
-on_env = _shared_nav.on_env
+on_nav = _shared_frame.on_nav
+on_page_content = _shared_frame.on_page_content
+
+
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    env = _shared_nav.on_env(env, config=config, files=files)
+    return _shared_frame.on_env(env, config=config, files=files)
 
 
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
     context = _shared_nav.on_page_context(context, page=page, config=config, nav=nav)
+    context = _shared_frame.on_page_context(context, page=page, config=config, nav=nav)
     return _raw_html.on_page_context(context, page=page, config=config, nav=nav)
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
     output = _shared_nav.on_post_page(output, page=page, config=config)
+    output = _shared_frame.on_post_page(output, page=page, config=config)
     return _raw_html.on_post_page(output, page=page, config=config)
 
 

@@ -80,6 +80,35 @@ def _parts(url: str) -> list[str]:
     return [part for part in (folder if "." in name else url).split("/") if part]
 
 
+class NavScope:
+    """Which pages are outside the navigation, and at what depth: for those pages, every link
+    the theme writes is the page's way up to the root followed by the target, as long as no
+    target lies under the page's own top folder (mkdocs' relative links would share that
+    prefix)."""
+
+    def __init__(self) -> None:
+        self._nav_id: int | None = None
+        self._in_nav: set[int] = set()
+        self._tops: set[str] = set()
+
+    def learn(self, nav: Any) -> None:
+        if id(nav) == self._nav_id:
+            return
+        self._nav_id = id(nav)
+        items = list(_items(nav.items))
+        self._in_nav = {id(item) for item in items}
+        self._tops = {parts[0] for item in items if (parts := _parts(getattr(item, "url", "")))}
+
+    def depth(self, page: Any) -> int | None:
+        """The page's depth if it is outside the navigation and its top folder; else None."""
+        if self._nav_id is None:
+            return None
+        parts = _parts(page.url)
+        if id(page) in self._in_nav or (parts and parts[0] in self._tops):
+            return None
+        return len(parts)
+
+
 class SharedNav:
     """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
 
@@ -88,9 +117,7 @@ class SharedNav:
 
     def _reset(self) -> None:
         self._env: Any = None
-        self._nav_id: int | None = None
-        self._in_nav: set[int] = set()
-        self._tops: set[str] = set()
+        self._scope = NavScope()
         # Per depth (and whether the page hides the sidebar): the sidebar to splice in, or None
         # where the first page's two renderings showed no clean cut.
         self._sidebars: dict[tuple[int, bool], _Sidebar | None] = {}
@@ -101,25 +128,19 @@ class SharedNav:
         self._env = env
         return env
 
-    def _learn(self, nav: Any) -> None:
-        if id(nav) == self._nav_id:
-            return
-        self._nav_id = id(nav)
-        items = list(_items(nav.items))
-        self._in_nav = {id(item) for item in items}
-        self._tops = {parts[0] for item in items if (parts := _parts(getattr(item, "url", "")))}
-
     def _key(self, page: Any) -> tuple[int, bool] | None:
-        parts = _parts(page.url)
-        if id(page) in self._in_nav or (parts and parts[0] in self._tops):
+        depth = self._scope.depth(page)
+        if depth is None:
             return None
         hide = (page.meta or {}).get("hide") or []
-        return len(parts), "navigation" in hide
+        return depth, "navigation" in hide
 
     def on_page_context(self, context: Any, page: Any, nav: Any = None, **_: Any) -> Any:
         if self._env is None or nav is None or not len(nav):
             return context
-        self._learn(nav)
+        if (page.meta or {}).get("template", "main.html") != "main.html":
+            return context  # another template (publish/shared_frame.py's): no sidebar to share
+        self._scope.learn(nav)
         key = self._key(page)
         if key is None:
             return context

@@ -13,6 +13,7 @@ import pytest
 from ledgerrate.publish import shared_nav
 from ledgerrate.publish.build import run_mkdocs
 from ledgerrate.publish.render import render_into
+from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_nav import SharedNav
 from tests.publish.factory import tree_bytes, write_two_editions
 
@@ -33,6 +34,8 @@ def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
         spliced.append("ok" if done is not None else "refused")
         return done
 
+    # The sidebar on its own: publish/shared_frame.py (which would take these pages over) is off.
+    monkeypatch.setattr(SharedFrame, "on_page_content", lambda self, html, **_: html)
     with monkeypatch.context() as patch:
         patch.setattr(shared_nav._Sidebar, "splice", counted)
         run_mkdocs(docs, tmp_path / "shared")

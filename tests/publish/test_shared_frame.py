@@ -1,0 +1,200 @@
+"""Pages outside the navigation get the theme's frame filled in (publish/shared_frame.py), and
+the site is byte for byte the one mkdocs builds rendering the theme into every page."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from ledgerrate.publish import shared_frame
+from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.render import render_into
+from ledgerrate.publish.shared_frame import SharedFrame
+from tests.publish.factory import tree_bytes, write_two_editions
+
+
+def test_the_site_is_byte_identical_to_one_rendering_the_theme_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "editions"
+    write_two_editions(root, monkeypatch)
+    docs = tmp_path / "docs"
+    render_into(root, docs)
+
+    made: Counter[str] = Counter()
+    real_fill, real_full = shared_frame._Frame.fill, SharedFrame._full
+
+    def fill(self: Any, content: str, values: dict[str, str]) -> str:
+        made["filled"] += 1
+        return real_fill(self, content, values)
+
+    def full(self: Any, page: Any, context: Any) -> str:
+        made["in full"] += 1
+        return real_full(self, page, context)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(shared_frame._Frame, "fill", fill)
+        patch.setattr(SharedFrame, "_full", full)
+        run_mkdocs(docs, tmp_path / "framed")
+    with monkeypatch.context() as patch:
+        patch.setattr(SharedFrame, "on_page_content", lambda self, html, **_: html)
+        run_mkdocs(docs, tmp_path / "everywhere")
+
+    framed, everywhere = tree_bytes(tmp_path / "framed"), tree_bytes(tmp_path / "everywhere")
+    drilldowns = [p for p in framed if p.startswith("runs/")]
+    assert len(drilldowns) > 4
+    # Each kind's first page is learned and its second confirmed; the rest are filled.
+    kinds = made["in full"]
+    assert 1 <= kinds <= 4 and made["filled"] >= len(drilldowns) - 2 * kinds
+    assert framed.keys() == everywhere.keys()
+    assert sorted(name for name in framed if framed[name] != everywhere[name]) == []
+    assert b"md-sidebar--primary" in framed[drilldowns[-1]]
+
+
+# The plugin on its own, under a tiny theme that writes what material writes of a page.
+THEME = (
+    "<html><title>{{ page.title | striptags }} - Site</title>"
+    '{% if page.toc | first is defined %}<a href="#{{ (page.toc | first).id }}">skip</a>'
+    "{% for h in (page.toc | first).children %}<li>{{ h.title }}</li>{% endfor %}{% endif %}"
+    "<header>{{ page.title }}</header><nav>{% for item in nav.items %}"
+    '<a href="{{ item.url | rel(page) }}">{{ item.title }}</a>{% endfor %}</nav>'
+    "<main>{{ page.content }}</main></html>"
+)
+
+
+@dataclass
+class _File:
+    src_uri: str
+
+
+@dataclass
+class _Heading:
+    id: str
+    title: str
+    level: int = 1
+    children: list[_Heading] = field(default_factory=list)
+
+
+@dataclass
+class _Page:
+    url: str
+    title: str
+    content: str
+    toc: list[_Heading] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    canonical_url: str | None = None
+    edit_url: str | None = None
+    previous_page: Any = None
+    next_page: Any = None
+    is_homepage: bool = False
+
+    @property
+    def file(self) -> _File:
+        return _File(self.url + "index.md")
+
+
+@dataclass
+class _Nav:
+    items: list[_Page]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _rel(url: str, page: _Page) -> str:
+    return "../" * page.url.count("/") + url
+
+
+def _env(theme: str) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.DictLoader({"main.html": theme}))
+    env.filters["rel"] = _rel
+    return env
+
+
+def _build(plugin: SharedFrame, env: jinja2.Environment, nav: _Nav, pages: list[_Page]):
+    """Each page as mkdocs builds it: every page converted, then each one rendered."""
+    plugin.on_nav(nav)
+    for page in pages:
+        plugin.on_page_content(page.content, page=page)
+    plugin.on_env(env)
+    out = {}
+    for page in pages:
+        context = plugin.on_page_context({"page": page, "nav": nav}, page=page, nav=nav)
+        html = env.get_template(page.meta.get("template", "main.html")).render(context)
+        out[page.url] = plugin.on_post_page(html, page=page)
+    return out
+
+
+def _full(env: jinja2.Environment, nav: _Nav, pages: list[_Page]) -> dict[str, str]:
+    template = env.get_template("main.html")
+    return {page.url: template.render({"page": page, "nav": nav}) for page in pages}
+
+
+def _run(i: int, title: str | None = None, **extra: Any) -> _Page:
+    title = title or f"Run {i}"
+    heading = _Heading(f"run-{i}", title)
+    return _Page(
+        f"runs/e1/m{i}/", title, f'<h1 id="run-{i}">{title}</h1><p>{i}</p>', [heading], **extra
+    )
+
+
+def _counting(plugin: SharedFrame) -> list[str]:
+    rendered: list[str] = []
+    real = plugin._full
+
+    def full(page: Any, context: Any) -> str:
+        rendered.append(page.url)
+        return real(page, context)
+
+    plugin._full = full  # type: ignore[method-assign]
+    return rendered
+
+
+def test_each_page_comes_out_as_if_rendered_in_full() -> None:
+    home = _Page("", "Home", "h", is_homepage=True)
+    nav = _Nav([home])
+    with_headings = _run(5)
+    with_headings.toc[0].children.append(_Heading("sub", "A section", level=2))
+    pages = [
+        home,
+        *[_run(i) for i in range(4)],
+        _run(6, "Run 6 &amp; <em>more</em>"),  # a title with markup: another kind
+        _run(7, "Run 7 &amp; <em>more</em>"),
+        with_headings,  # its headings show in the sidebar: left to the theme
+        _run(8, canonical_url="https://example.org/runs/e1/m8/"),
+    ]
+    env = _env(THEME)
+    plugin = SharedFrame()
+    rendered = _counting(plugin)
+    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert rendered == ["runs/e1/m1/", "runs/e1/m7/"]  # each kind's second page, to confirm
+    assert with_headings.meta.get("template") is None
+
+
+def test_a_kind_whose_second_page_differs_is_rendered_in_full() -> None:
+    # The theme writes the page's URL, which no hole of the frame holds: the second page's
+    # full rendering disagrees with its filled frame, so every later page is rendered in full.
+    theme = THEME.replace("<main>", "<p>{{ page.url }}</p><main>")
+    nav = _Nav([_Page("", "Home", "h", is_homepage=True)])
+    pages = [_run(i) for i in range(4)]
+    env = _env(theme)
+    plugin = SharedFrame()
+    rendered = _counting(plugin)
+    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert rendered == [p.url for p in pages[1:]]
+
+
+def test_a_frame_is_never_learned_from_an_ambiguous_page() -> None:
+    # The first page's id is part of its title: a hole could not tell them apart.
+    pages = [_run(i, title=f"run-{i} results") for i in range(3)]
+    nav = _Nav([_Page("", "Home", "h", is_homepage=True)])
+    env = _env(THEME)
+    plugin = SharedFrame()
+    rendered = _counting(plugin)
+    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert rendered == [p.url for p in pages[1:]]
