@@ -11,6 +11,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import append_jsonl, write_json, write_yaml
 from ledgerrate.layout import EditionPaths
@@ -36,7 +38,7 @@ from ledgerrate.schema import (
 from ledgerrate.stats.power import power_plan
 
 if TYPE_CHECKING:
-    import pytest
+    from collections.abc import Callable
 
 PAYLOADS = (
     "<script>alert(1)</script>",
@@ -352,6 +354,47 @@ def write_two_editions(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
     }
     monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+
+
+def rendered_two_editions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`write_two_editions` under `tmp_path/editions`, rendered: the docs folder mkdocs builds."""
+    from ledgerrate.publish.render import render_into
+
+    write_two_editions(tmp_path / "editions", monkeypatch)
+    render_into(tmp_path / "editions", tmp_path / "docs")
+    return tmp_path / "docs"
+
+
+def texts_sent_through(
+    tmp_path_factory: pytest.TempPathFactory,
+    editions: dict[str, dict[str, Any]],
+    name: str,
+    convert: Callable[[str], Any],
+) -> list[str]:
+    """Every text the templates send through the filter `pages.<name>` while the site renders
+    `editions` (id → write_edition's flags), each still converted by `convert`."""
+    from ledgerrate import forked
+    from ledgerrate.publish import load as load_mod
+    from ledgerrate.publish import pages
+    from ledgerrate.publish.render import render_into
+
+    root = tmp_path_factory.mktemp("editions")
+    fixtures = {
+        edition_id: write_edition(root, edition_id, f"{edition_id}-01", **flags)
+        for edition_id, flags in editions.items()
+    }
+    seen: list[str] = []
+
+    def record(text: str) -> Any:
+        seen.append(text)
+        return convert(text)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+        mp.setattr(pages, name, record)
+        mp.setenv(forked.WORKERS_ENV, "1")  # pages rendered in this process, where `seen` is
+        render_into(root, tmp_path_factory.mktemp("docs"))
+    return seen
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:

@@ -5,21 +5,15 @@ converter does not implement must be left to markdown, never shown as raw syntax
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import markdown
 import pytest
-from markupsafe import Markup
 
-from ledgerrate import forked
-from ledgerrate.publish import load as load_mod
-from ledgerrate.publish import pages
 from ledgerrate.publish.html_prose import prose_html, prose_region
 from ledgerrate.publish.html_table import TableSyntaxError
 from ledgerrate.publish.raw_html import REGION_START
-from ledgerrate.publish.render import render_into
 from ledgerrate.publish.safe import md_text
-from tests.publish.factory import write_edition
+from tests.publish.factory import texts_sent_through
 
 _PAGE_LINK = re.compile(r'href="([^"]*?)index\.md"')
 
@@ -35,24 +29,12 @@ def introductions(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Every text the drill-down template sends through `html_prose`, for three editions: a
     reference-only one (its banner is a quote), one with hostile names and answers, and one
     whose seeds are released (a test seed: its dataset is not regenerated)."""
-    root = tmp_path_factory.mktemp("editions")
-    fixtures = {
-        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
-        "2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True),
-        "2026-08": write_edition(root, "2026-08", "2026-08-01", release_seeds=True),
+    editions = {
+        "2026-04": {"reference_only": True},
+        "2026-07": {"hostile": True},
+        "2026-08": {"release_seeds": True},
     }
-    seen: list[str] = []
-
-    def record(text: str) -> Markup:
-        seen.append(text)
-        return prose_region(text)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
-        mp.setattr(pages, "prose_region", record)
-        mp.setenv(forked.WORKERS_ENV, "1")  # pages rendered in this process, where `seen` is
-        render_into(root, tmp_path_factory.mktemp("docs"))
-    return seen
+    return texts_sent_through(tmp_path_factory, editions, "prose_region", prose_region)
 
 
 def test_each_introduction_is_the_html_markdown_writes_for_it(introductions: list[str]) -> None:

@@ -12,14 +12,11 @@ import markdown
 import pytest
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish import load as load_mod
-from ledgerrate.publish import pages
 from ledgerrate.publish.build import run_mkdocs
 from ledgerrate.publish.html_table import TableSyntaxError, html_table, table_html
 from ledgerrate.publish.raw_html import region
-from ledgerrate.publish.render import render_into
 from ledgerrate.publish.safe import md_text
-from tests.publish.factory import write_edition
+from tests.publish.factory import texts_sent_through
 
 _PAGE_LINK = re.compile(r'href="([^"]*?)index\.md"')
 
@@ -33,22 +30,8 @@ def _as_mkdocs_writes(html: str) -> str:
 def tables(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Every table the templates send through `html_table`, as markdown, for two editions
     (one with hostile names, notes and answers)."""
-    root = tmp_path_factory.mktemp("editions")
-    fixtures = {
-        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
-        "2026-07": write_edition(root, "2026-07", "2026-07-01", hostile=True),
-    }
-    seen: list[str] = []
-
-    def record(text: str) -> object:
-        seen.append(text)
-        return html_table(text)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
-        mp.setattr(pages, "html_table", record)
-        render_into(root, tmp_path_factory.mktemp("docs"))
-    return seen
+    editions = {"2026-04": {"reference_only": True}, "2026-07": {"hostile": True}}
+    return texts_sent_through(tmp_path_factory, editions, "html_table", html_table)
 
 
 def test_each_table_is_the_html_markdown_writes_for_it(tables: list[str]) -> None:

@@ -4,7 +4,6 @@ the site is byte for byte the one mkdocs builds rendering the theme into every p
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +12,15 @@ import pytest
 
 from ledgerrate.publish import shared_frame
 from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.render import render_into
 from ledgerrate.publish.shared_frame import SharedFrame
-from tests.publish.factory import tree_bytes, write_two_editions
+from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.fake_mkdocs import Heading, Nav, Page, full, theme_env
 
 
 def test_the_site_is_byte_identical_to_one_rendering_the_theme_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "editions"
-    write_two_editions(root, monkeypatch)
-    docs = tmp_path / "docs"
-    render_into(root, docs)
+    docs = rendered_two_editions(tmp_path, monkeypatch)
 
     made: Counter[str] = Counter()
     real_fill, real_full = shared_frame._Frame.fill, SharedFrame._full
@@ -67,56 +63,7 @@ THEME = (
 )
 
 
-@dataclass
-class _File:
-    src_uri: str
-
-
-@dataclass
-class _Heading:
-    id: str
-    title: str
-    level: int = 1
-    children: list[_Heading] = field(default_factory=list)
-
-
-@dataclass
-class _Page:
-    url: str
-    title: str
-    content: str
-    toc: list[_Heading] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    canonical_url: str | None = None
-    edit_url: str | None = None
-    previous_page: Any = None
-    next_page: Any = None
-    is_homepage: bool = False
-
-    @property
-    def file(self) -> _File:
-        return _File(self.url + "index.md")
-
-
-@dataclass
-class _Nav:
-    items: list[_Page]
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-
-def _rel(url: str, page: _Page) -> str:
-    return "../" * page.url.count("/") + url
-
-
-def _env(theme: str) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.DictLoader({"main.html": theme}))
-    env.filters["rel"] = _rel
-    return env
-
-
-def _build(plugin: SharedFrame, env: jinja2.Environment, nav: _Nav, pages: list[_Page]):
+def _build(plugin: SharedFrame, env: jinja2.Environment, nav: Nav, pages: list[Page]):
     """Each page as mkdocs builds it: every page converted, then each one rendered."""
     plugin.on_nav(nav)
     for page in pages:
@@ -130,15 +77,10 @@ def _build(plugin: SharedFrame, env: jinja2.Environment, nav: _Nav, pages: list[
     return out
 
 
-def _full(env: jinja2.Environment, nav: _Nav, pages: list[_Page]) -> dict[str, str]:
-    template = env.get_template("main.html")
-    return {page.url: template.render({"page": page, "nav": nav}) for page in pages}
-
-
-def _run(i: int, title: str | None = None, **extra: Any) -> _Page:
+def _run(i: int, title: str | None = None, **extra: Any) -> Page:
     title = title or f"Run {i}"
-    heading = _Heading(f"run-{i}", title)
-    return _Page(
+    heading = Heading(f"run-{i}", title)
+    return Page(
         f"runs/e1/m{i}/", title, f'<h1 id="run-{i}">{title}</h1><p>{i}</p>', [heading], **extra
     )
 
@@ -156,10 +98,10 @@ def _counting(plugin: SharedFrame) -> list[str]:
 
 
 def test_each_page_comes_out_as_if_rendered_in_full() -> None:
-    home = _Page("", "Home", "h", is_homepage=True)
-    nav = _Nav([home])
+    home = Page("", "Home", "h", is_homepage=True)
+    nav = Nav([home])
     with_headings = _run(5)
-    with_headings.toc[0].children.append(_Heading("sub", "A section", level=2))
+    with_headings.toc[0].children.append(Heading("sub", "A section", level=2))
     pages = [
         home,
         *[_run(i) for i in range(4)],
@@ -168,10 +110,10 @@ def test_each_page_comes_out_as_if_rendered_in_full() -> None:
         with_headings,  # its headings show in the sidebar: left to the theme
         _run(8, canonical_url="https://example.org/runs/e1/m8/"),
     ]
-    env = _env(THEME)
+    env = theme_env(THEME)
     plugin = SharedFrame()
     rendered = _counting(plugin)
-    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert _build(plugin, env, nav, pages) == full(env, nav, pages)
     assert rendered == ["runs/e1/m1/", "runs/e1/m7/"]  # each kind's second page, to confirm
     assert with_headings.meta.get("template") is None
 
@@ -180,21 +122,21 @@ def test_a_kind_whose_second_page_differs_is_rendered_in_full() -> None:
     # The theme writes the page's URL, which no hole of the frame holds: the second page's
     # full rendering disagrees with its filled frame, so every later page is rendered in full.
     theme = THEME.replace("<main>", "<p>{{ page.url }}</p><main>")
-    nav = _Nav([_Page("", "Home", "h", is_homepage=True)])
+    nav = Nav([Page("", "Home", "h", is_homepage=True)])
     pages = [_run(i) for i in range(4)]
-    env = _env(theme)
+    env = theme_env(theme)
     plugin = SharedFrame()
     rendered = _counting(plugin)
-    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert _build(plugin, env, nav, pages) == full(env, nav, pages)
     assert rendered == [p.url for p in pages[1:]]
 
 
 def test_a_frame_is_never_learned_from_an_ambiguous_page() -> None:
     # The first page's id is part of its title: a hole could not tell them apart.
     pages = [_run(i, title=f"run-{i} results") for i in range(3)]
-    nav = _Nav([_Page("", "Home", "h", is_homepage=True)])
-    env = _env(THEME)
+    nav = Nav([Page("", "Home", "h", is_homepage=True)])
+    env = theme_env(THEME)
     plugin = SharedFrame()
     rendered = _counting(plugin)
-    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert _build(plugin, env, nav, pages) == full(env, nav, pages)
     assert rendered == [p.url for p in pages[1:]]

@@ -3,7 +3,6 @@ site is byte for byte the one mkdocs builds rendering the sidebar into every pag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,19 +11,16 @@ import pytest
 
 from ledgerrate.publish import shared_nav
 from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.render import render_into
 from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_nav import SharedNav
-from tests.publish.factory import tree_bytes, write_two_editions
+from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.fake_mkdocs import Nav, Page, full, theme_env
 
 
 def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "editions"
-    write_two_editions(root, monkeypatch)
-    docs = tmp_path / "docs"
-    render_into(root, docs)
+    docs = rendered_two_editions(tmp_path, monkeypatch)
 
     spliced: list[str] = []
     real_splice = shared_nav._Sidebar.splice
@@ -62,42 +58,7 @@ THEME = (
 )
 
 
-@dataclass
-class _File:
-    src_uri: str
-
-
-@dataclass
-class _Page:
-    url: str
-    title: str
-    content: str
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def file(self) -> _File:
-        return _File(self.url + "index.md")
-
-
-@dataclass
-class _Nav:
-    items: list[_Page]
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-
-def _rel(url: str, page: _Page) -> str:
-    return "../" * page.url.count("/") + url
-
-
-def _env(theme: str) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.DictLoader({"main.html": theme}))
-    env.filters["rel"] = _rel
-    return env
-
-
-def _build(plugin: SharedNav, env: jinja2.Environment, nav: _Nav, pages: list[_Page]):
+def _build(plugin: SharedNav, env: jinja2.Environment, nav: Nav, pages: list[Page]):
     """Each page as mkdocs builds it: context event, the template, post-page event."""
     plugin.on_env(env)
     out = {}
@@ -108,34 +69,29 @@ def _build(plugin: SharedNav, env: jinja2.Environment, nav: _Nav, pages: list[_P
     return out
 
 
-def _full(env: jinja2.Environment, nav: _Nav, pages: list[_Page]) -> dict[str, str]:
-    template = env.get_template("main.html")
-    return {page.url: template.render({"page": page, "nav": nav}) for page in pages}
-
-
 def test_each_page_comes_out_as_if_rendered_in_full() -> None:
-    home, about = _Page("", "Home", "h"), _Page("about/", "About", "a")
-    nav = _Nav([home, about])
+    home, about = Page("", "Home", "h"), Page("about/", "About", "a")
+    nav = Nav([home, about])
     pages = [
         home,
         about,
-        _Page("runs/e1/m1/", "Run one", "first <b>run</b>"),
-        _Page("runs/e1/m2/", "Run two", "second"),
-        _Page("runs/e2/m3/", "Run three", "third"),
-        _Page("about/team/", "Team", "under a folder the navigation links"),
-        _Page("x/", "Shallow", "another depth"),
+        Page("runs/e1/m1/", "Run one", "first <b>run</b>"),
+        Page("runs/e1/m2/", "Run two", "second"),
+        Page("runs/e2/m3/", "Run three", "third"),
+        Page("about/team/", "Team", "under a folder the navigation links"),
+        Page("x/", "Shallow", "another depth"),
     ]
-    env = _env(THEME)
-    assert _build(SharedNav(), env, nav, pages) == _full(env, nav, pages)
+    env = theme_env(THEME)
+    assert _build(SharedNav(), env, nav, pages) == full(env, nav, pages)
 
 
 def test_a_page_whose_markup_around_the_cut_differs_is_rendered_in_full() -> None:
     # The text before the sidebar is the page's own title here, so no later page of the depth
     # matches the first one's: each is rendered again, in full, never spliced at a guess.
     theme = THEME.replace("<main>", "<main>{{ page.content }}")
-    nav = _Nav([_Page("", "Home", "h")])
-    pages = [_Page(f"runs/e1/m{i}/", f"Run {i}", f"content {i}") for i in range(4)]
-    env = _env(theme)
+    nav = Nav([Page("", "Home", "h")])
+    pages = [Page(f"runs/e1/m{i}/", f"Run {i}", f"content {i}") for i in range(4)]
+    env = theme_env(theme)
     plugin = SharedNav()
     rendered = []
     real = plugin._render
@@ -145,5 +101,5 @@ def test_a_page_whose_markup_around_the_cut_differs_is_rendered_in_full() -> Non
         return real(page, context, nav)
 
     plugin._render = render  # type: ignore[method-assign]
-    assert _build(plugin, env, nav, pages) == _full(env, nav, pages)
+    assert _build(plugin, env, nav, pages) == full(env, nav, pages)
     assert rendered == [p.url for p in pages]  # the first page's bare render, then each again
