@@ -56,6 +56,7 @@ def run_mkdocs(
     from ledgerrate.publish.render import CONFIG
     from ledgerrate.publish.shared_frame import SharedFrame
     from ledgerrate.publish.shared_nav import SharedNav
+    from ledgerrate.publish.static_links import StaticLinks
 
     collect = _Collect()
     logger = logging.getLogger("mkdocs")
@@ -75,6 +76,7 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-static-links"] = StaticLinks()  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:

@@ -14,6 +14,7 @@ from typing import Any
 from ledgerrate.publish.raw_html import RawHtml
 from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_nav import SharedNav
+from ledgerrate.publish.static_links import StaticLinks
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
@@ -44,13 +45,15 @@ def on_config(config: Any) -> Any:
     return config
 
 
-# Raw HTML blocks skip markdown, and pages outside the navigation share its sidebar and the
-# theme's frame, here too (publish/raw_html.py, shared_nav.py and shared_frame.py say why).
+# Raw HTML blocks skip markdown, pages outside the navigation share its sidebar and the theme's
+# frame, and downloads are linked into the site, here too (publish/raw_html.py, shared_nav.py,
+# shared_frame.py and static_links.py say why).
 # mkdocs registers each `on_*` name of a hook module as one event, so the plugins' handlers of
 # one event are called in turn, in the order their priorities give under `ledgerrate build`.
 _raw_html = RawHtml()
 _shared_nav = SharedNav()
 _shared_frame = SharedFrame()
+_static_links = StaticLinks()
 on_page_markdown = _raw_html.on_page_markdown
 on_nav = _shared_frame.on_nav
 on_page_content = _shared_frame.on_page_content
@@ -58,7 +61,8 @@ on_page_content = _shared_frame.on_page_content
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
     env = _shared_nav.on_env(env, config=config, files=files)
-    return _shared_frame.on_env(env, config=config, files=files)
+    env = _shared_frame.on_env(env, config=config, files=files)
+    return _static_links.on_env(env, config=config, files=files)
 
 
 def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
