@@ -55,6 +55,7 @@ def run_mkdocs(
     from ledgerrate.publish.raw_html import RawHtml
     from ledgerrate.publish.render import CONFIG
     from ledgerrate.publish.shared_frame import SharedFrame
+    from ledgerrate.publish.shared_markdown import SharedMarkdown
     from ledgerrate.publish.shared_nav import SharedNav
     from ledgerrate.publish.static_links import StaticLinks
 
@@ -74,6 +75,7 @@ def run_mkdocs(
             site_url=site_url,
         )
         cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-shared-markdown"] = SharedMarkdown()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-static-links"] = StaticLinks()  # type: ignore[assignment]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ledgerrate.publish.raw_html import RawHtml
 from ledgerrate.publish.shared_frame import SharedFrame
+from ledgerrate.publish.shared_markdown import SharedMarkdown
 from ledgerrate.publish.shared_nav import SharedNav
 from ledgerrate.publish.static_links import StaticLinks
 
@@ -42,19 +43,27 @@ def on_config(config: Any) -> Any:
         cache.save()
         config.docs_dir = str(docs)
     apply_nav(config)
-    return config
+    return _shared_markdown.on_config(config)
 
 
-# Raw HTML blocks skip markdown, pages outside the navigation share its sidebar and the theme's
-# frame, and downloads are linked into the site, here too (publish/raw_html.py, shared_nav.py,
-# shared_frame.py and static_links.py say why).
+# Raw HTML blocks skip markdown, pages outside the navigation share its sidebar, the theme's
+# frame and a title's markdown, and downloads are linked into the site, here too
+# (publish/raw_html.py, shared_nav.py, shared_frame.py, shared_markdown.py and static_links.py
+# say why).
 # mkdocs registers each `on_*` name of a hook module as one event, so the plugins' handlers of
 # one event are called in turn, in the order their priorities give under `ledgerrate build`.
 _raw_html = RawHtml()
 _shared_nav = SharedNav()
 _shared_frame = SharedFrame()
+_shared_markdown = SharedMarkdown()
 _static_links = StaticLinks()
-on_page_markdown = _raw_html.on_page_markdown
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    markdown = _raw_html.on_page_markdown(markdown, page=page, config=config, files=files)
+    return _shared_markdown.on_page_markdown(markdown, page=page, config=config, files=files)
+
+
 on_nav = _shared_frame.on_nav
 on_page_content = _shared_frame.on_page_content
 
