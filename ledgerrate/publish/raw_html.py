@@ -87,12 +87,22 @@ def _hrefs(html: str) -> dict[str, None]:
     return found
 
 
+# What makes `urlsplit` do more than return its argument as the path (a fragment is cut off
+# before): a scheme, a host, a query, or characters it strips.
+_NOT_PLAIN = re.compile(r"[:?\x00-\x20]|^//")
+
+
 def _lands(base: str, href: str, exists: Callable[[str], object]) -> bool:
-    parts = urlsplit(href)
-    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
-        return True  # another site, this page's own anchor, or absolute: not ours to check
-    target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
-    if parts.path.endswith("/"):
+    path = href
+    if _NOT_PLAIN.search(href):  # most links are plain relative paths: nothing to take apart
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc:
+            return True  # another site
+        path = parts.path
+    if not path or path.startswith("/"):
+        return True  # this page's own anchor, or absolute: not ours to check
+    target = posixpath.normpath(posixpath.join(base, unquote(path)))
+    if path.endswith("/"):
         target = posixpath.join(target, "index.md")
     return not target.startswith("../") and bool(exists(target))
 
@@ -133,7 +143,9 @@ class RawHtml:
             return markdown
         uri = page.file.src_uri
         if files is not None:
-            for href in broken_links(uri, "\n".join(blocks), files.get_file_from_path):
+            # Targets are already normalised POSIX paths: looked up as `get_file_from_path`
+            # would, without a PurePath each.
+            for href in broken_links(uri, "\n".join(blocks), files.src_uris.__contains__):
                 _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
         self._held[uri] = _digest(blocks)
         return head

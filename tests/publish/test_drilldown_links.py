@@ -12,10 +12,12 @@ from types import SimpleNamespace
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.raw_html import MARKER, RawHtml, broken_links
+from ledgerrate.publish.raw_html import _NOT_PLAIN, MARKER, RawHtml, broken_links
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 
@@ -167,3 +169,11 @@ def test_each_anchor_of_a_missing_page_is_reported_and_a_landing_one_is_not() ->
         "../gone/#i-1",
         "../gone/#i-2",
     ]
+
+
+@given(st.text(alphabet=st.characters(exclude_characters="#"), max_size=40))
+def test_a_link_taken_as_a_plain_path_is_the_path_urlsplit_finds(href: str) -> None:
+    # raw_html skips urlsplit for plain relative links (most of a drill-down page's).
+    if not _NOT_PLAIN.search(href):
+        assert urlsplit(href).path == href
+        assert not urlsplit(href).scheme and not urlsplit(href).netloc
