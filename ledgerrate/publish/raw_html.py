@@ -66,7 +66,7 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
     lands: dict[str, bool] = {}
     for written in _hrefs(html):
         # A browser reads the attribute with its character references decoded (`&#47;` is `/`).
-        href = unescape(written) if "&" in written else written
+        href = _decoded(written) if "&" in written else written
         if href.startswith("#"):  # most links of a drill-down page: its own runs
             continue
         target = href.partition("#")[0]
@@ -75,6 +75,13 @@ def broken_links(page_uri: str, html: str, exists: Callable[[str], object]) -> l
         if not lands[target]:
             broken.append(written)
     return broken
+
+
+def _decoded(written: str) -> str:
+    """`html.unescape(written)`, the two references every edition path holds replaced first:
+    a reference never contains an `&` after its first character, so these never overlap."""
+    plain = written.replace("&#47;", "/").replace("&#45;", "-")
+    return unescape(plain) if "&" in plain else plain
 
 
 def _hrefs(html: str) -> dict[str, None]:

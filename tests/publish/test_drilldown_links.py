@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html.parser
 import posixpath
+from html import unescape
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import unquote, urlsplit
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.raw_html import _NOT_PLAIN, MARKER, RawHtml, broken_links
+from ledgerrate.publish.raw_html import _NOT_PLAIN, MARKER, RawHtml, _decoded, broken_links
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 
@@ -177,3 +178,8 @@ def test_a_link_taken_as_a_plain_path_is_the_path_urlsplit_finds(href: str) -> N
     if not _NOT_PLAIN.search(href):
         assert urlsplit(href).path == href
         assert not urlsplit(href).scheme and not urlsplit(href).netloc
+
+
+@given(st.text(alphabet="&#4759;-/ax", max_size=30))
+def test_a_link_is_decoded_as_html_unescape_decodes_it(written: str) -> None:
+    assert _decoded(written) == unescape(written)
