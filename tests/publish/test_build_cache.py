@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
 import pytest
 
 from ledgerrate.hashing import canonical_json, sha256_bytes
+from ledgerrate.publish import cache as cache_mod
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.downloads import write_downloads
@@ -118,6 +120,70 @@ def test_damaged_product_is_remade(tmp_path: Path) -> None:
     path.write_bytes(b"wrong")  # same name, other bytes: the digest in the name catches it
     assert cache.product("gzip", key, lambda: b"right") == b"right"
     assert cache.misses == {"gzip": 2}
+
+
+def _checked_product(cache_dir: Path, index: Path) -> tuple[BuildCache, str, Path]:
+    """A product made, aged past the racy window, and checked once by a build whose index of
+    input digests is `index`."""
+    cache = BuildCache.open(cache_dir, index=index)
+    key = key_of("test", 2)
+    path = cache.product_path("gzip", key, lambda: b"right")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    assert cache.product("gzip", key, lambda: b"never made") == b"right"
+    cache.save()
+    return cache, key, path
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    reads: list[Path] = []
+    real = cache_mod.sha256_file
+
+    def counted(path: Path) -> str:
+        reads.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(cache_mod, "sha256_file", counted)
+    return reads
+
+
+def test_a_new_build_folder_reuses_the_products_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, key, path = _checked_product(tmp_path / "cache", tmp_path / "one" / "digests.json")
+    # Every build links the products it reuses into its pages and site, and removes the last
+    # build's links: the entry's ctime changes, its content does not.
+    os.link(path, tmp_path / "linked")
+    (tmp_path / "linked").unlink()
+    reads = _reads(monkeypatch)
+    other = BuildCache.open(tmp_path / "cache", index=tmp_path / "two" / "digests.json")
+    assert other.product("gzip", key, lambda: b"never made") == b"right"
+    assert reads == [] and other.hits == {"gzip": 1}
+
+
+def test_a_write_through_a_link_is_caught_by_a_new_build_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, key, path = _checked_product(tmp_path / "cache", tmp_path / "one" / "digests.json")
+    os.link(path, tmp_path / "site-file")
+    (tmp_path / "site-file").write_bytes(b"wrong")  # edited in a built site, in place
+    reads = _reads(monkeypatch)
+    other = BuildCache.open(tmp_path / "cache", index=tmp_path / "two" / "digests.json")
+    assert other.product("gzip", key, lambda: b"right") == b"right"
+    assert reads == [path] and other.misses == {"gzip": 1}
+
+
+def test_two_builds_keep_each_others_product_checks(tmp_path: Path) -> None:
+    _checked_product(tmp_path / "cache", tmp_path / "one" / "digests.json")
+    second = BuildCache.open(tmp_path / "cache", index=tmp_path / "two" / "digests.json")
+    path = second.product_path("pdf", key_of("test", 3), lambda: b"card")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    second.product("pdf", key_of("test", 3), lambda: b"never made")
+    second.save()
+    remembered = json.loads((tmp_path / "cache" / "entries.json").read_text())
+    assert sorted(name.split("/")[0] for name in remembered) == ["product:gzip", "product:pdf"]
+    # A build folder's own index holds its inputs, not the machine's products.
+    for index in (tmp_path / "one" / "digests.json", tmp_path / "two" / "digests.json"):
+        assert not any(k.startswith("product:") for k in json.loads(index.read_text()))
 
 
 def test_unchanged_rebuild_does_nothing_and_a_change_rebuilds(
