@@ -202,12 +202,16 @@ class BuildCache:
         self.read_product_checks()
         st = entry.stat()
         stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-        name = f"{_ENTRY}{kind}/{entry.name}"
+        return self._remembered(f"{_ENTRY}{kind}/{entry.name}", entry, stamp, st.st_mtime_ns)
+
+    def _remembered(self, name: str, path: Path, stamp: list[int], mtime_ns: int) -> str:
+        """sha256 of `path`, remembered under `name` with `stamp` and re-read only when the
+        stamp changed; a file touched in the last seconds is not remembered."""
         known = self._digests.get(name)
-        if known is not None and known[:3] == stamp:
-            return known[3]
-        digest = sha256_file(entry)
-        if time.time() - st.st_mtime_ns / 1e9 > _RACY_S:
+        if known is not None and known[:-1] == stamp:
+            return known[-1]
+        digest = sha256_file(path)
+        if time.time() - mtime_ns / 1e9 > _RACY_S:
             self._digests[name] = self.added[name] = [*stamp, digest]
             self._dirty = True
         return digest
@@ -220,15 +224,7 @@ class BuildCache:
         stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         # The stamp (inode included) proves the entry is this file, so the key need not be
         # canonical: abspath is a string operation, resolve() a system call per path component.
-        name = os.path.abspath(path)
-        known = self._digests.get(name)
-        if known is not None and known[:4] == stamp:
-            return known[4]
-        digest = sha256_file(path)
-        if time.time() - st.st_mtime_ns / 1e9 > _RACY_S:
-            self._digests[name] = self.added[name] = [*stamp, digest]
-            self._dirty = True
-        return digest
+        return self._remembered(os.path.abspath(path), path, stamp, st.st_mtime_ns)
 
     def absorb(
         self, hits: dict[str, int], misses: dict[str, int], digests: dict[str, list[Any]]
