@@ -140,24 +140,22 @@ class SharedMarkdown:
     """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
 
     def __init__(self) -> None:
-        self._reset()
+        self._reset(None)
 
-    def _reset(self) -> None:
-        self._slug: Callable[[str], str] | None = None
-        self._slug_known = False
+    def _reset(self, slug: Callable[[str], str] | None) -> None:
+        self._slug = slug  # None: no toc extension (or no build yet), every page converted
         self._learned: dict[str, _Learned | None] = {}  # kind → its learning (None: refused)
         self._confirmed: set[str] = set()
 
     def on_config(self, config: Any, **_: Any) -> Any:
-        self._reset()  # a new build (mkdocs serve rebuilds with the same plugin)
+        # A new build (mkdocs serve rebuilds with the same plugin), perhaps with new extensions.
+        self._reset(_slugger(config))
         return config
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, **_: Any) -> str:
         found = _split(markdown)
         if found is None:
             return markdown
-        if not self._slug_known:
-            self._slug, self._slug_known = _slugger(config), True
         if self._slug is None:
             return markdown
         title, kind = found
