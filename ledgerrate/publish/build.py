@@ -52,6 +52,7 @@ def run_mkdocs(
     from mkdocs.exceptions import MkDocsException
 
     from ledgerrate.publish.nav import apply_nav
+    from ledgerrate.publish.parallel_pages import ParallelPages
     from ledgerrate.publish.raw_html import RawHtml
     from ledgerrate.publish.render import CONFIG
     from ledgerrate.publish.shared_frame import SharedFrame
@@ -79,6 +80,7 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-static-links"] = StaticLinks()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:

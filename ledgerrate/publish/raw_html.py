@@ -27,7 +27,7 @@ import hashlib
 import logging
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -143,19 +143,20 @@ class RawHtml:
 
     def __init__(self) -> None:
         self._held: dict[str, str] = {}
+        self._files: Any = None
 
     def on_page_markdown(self, markdown: str, page: Any, files: Any = None, **_: Any) -> str:
         head, blocks = _split(markdown)
         if not blocks:
             return markdown
-        uri = page.file.src_uri
-        if files is not None:
-            # Targets are already normalised POSIX paths: looked up as `get_file_from_path`
-            # would, without a PurePath each.
-            for href in broken_links(uri, "\n".join(blocks), files.src_uris.__contains__):
-                _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
-        self._held[uri] = _digest(blocks)
+        self._files = files
+        self._held[page.file.src_uri] = _digest(blocks)
         return head
+
+    def keep_pages(self, pages: Sequence[Any]) -> None:
+        """After a fork (`publish/parallel_pages.py`): this process writes only `pages`."""
+        uris = {page.file.src_uri for page in pages}
+        self._held = {uri: digest for uri, digest in self._held.items() if uri in uris}
 
     def on_page_context(self, context: Any, page: Any, **_: Any) -> Any:
         digest = self._held.pop(page.file.src_uri, None)
@@ -164,6 +165,7 @@ class RawHtml:
         blocks = _split(Path(page.file.abs_src_path).read_text("utf-8"))[1]
         if _digest(blocks) != digest:
             raise RuntimeError(f"{page.file.src_uri}: its raw HTML changed during the build")
+        self._check_links(page.file.src_uri, blocks)
         content = page.content
         for index, block in enumerate(blocks):
             before, found, after = content.partition(_placeholder(index))
@@ -172,6 +174,16 @@ class RawHtml:
             content = before + block + after
         page.content = content
         return context
+
+    def _check_links(self, uri: str, blocks: list[str]) -> None:
+        """Checked where the page is written, not where it is converted: the pages are
+        written by several processes (`publish/parallel_pages.py`), converted by one."""
+        if self._files is None:
+            return
+        # Targets are already normalised POSIX paths: looked up as `get_file_from_path`
+        # would, without a PurePath each.
+        for href in broken_links(uri, "\n".join(blocks), self._files.src_uris.__contains__):
+            _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
 
     def on_post_page(self, output: str, page: Any, **_: Any) -> str:
         """The page is written next and never read again: mkdocs would keep its HTML (with

@@ -20,6 +20,7 @@ proves the site byte-identical to one built without this.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +121,22 @@ class SharedFrame:
         else:
             page.meta = {**(page.meta or {}), "template": BARE_TEMPLATE}
         return html
+
+    def keep_pages(self, pages: Sequence[Any]) -> None:
+        """After a fork (`publish/parallel_pages.py`): this process writes only `pages`, so
+        each kind's frame is learned from the first of them, rendered in full."""
+        kind_of: dict[str, tuple[Any, ...]] = {}
+        first: dict[tuple[Any, ...], str] = {}
+        for page in pages:
+            uri = page.file.src_uri
+            kind = self._kind_of.get(uri)
+            if kind is None:
+                continue
+            kind_of[uri] = kind
+            if kind not in first:
+                first[kind] = uri
+                page.meta = {k: v for k, v in page.meta.items() if k != "template"}
+        self._kind_of, self._first = kind_of, first
 
     def on_env(self, env: Any, **_: Any) -> Any:
         env.loader = ChoiceLoader([DictLoader({BARE_TEMPLATE: ""}), env.loader])

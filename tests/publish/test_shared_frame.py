@@ -140,3 +140,29 @@ def test_a_frame_is_never_learned_from_an_ambiguous_page() -> None:
     rendered = _counting(plugin)
     assert _build(plugin, env, nav, pages) == full(env, nav, pages)
     assert rendered == [p.url for p in pages[1:]]
+
+
+def test_after_a_fork_each_process_learns_from_its_own_pages() -> None:
+    # publish/parallel_pages.py hands one process every other page of a kind: the kind's first
+    # page is another process's, so this one learns the frame from its own first page (rendered
+    # in full), confirms it on its second, and fills the rest.
+    nav = Nav([Page("", "Home", "h", is_homepage=True)])
+    pages = [_run(i) for i in range(8)]
+    env = theme_env(THEME)
+    plugin = SharedFrame()
+    rendered = _counting(plugin)
+    plugin.on_nav(nav)
+    for page in pages:
+        plugin.on_page_content(page.content, page=page)
+    plugin.on_env(env)
+    own = pages[1::2]
+    plugin.keep_pages(own)
+    assert own[0].meta.get("template") is None  # rendered in full, to learn from
+    assert all(page.meta.get("template") == shared_frame.BARE_TEMPLATE for page in own[1:])
+    out = {}
+    for page in own:
+        context = plugin.on_page_context({"page": page, "nav": nav}, page=page, nav=nav)
+        html = env.get_template(page.meta.get("template", "main.html")).render(context)
+        out[page.url] = plugin.on_post_page(html, page=page)
+    assert out == full(env, nav, own)
+    assert rendered == [own[1].url]  # only the confirmation: every later page was filled

@@ -1,0 +1,227 @@
+"""The site's drill-down pages written by forked processes beside mkdocs' own page loop.
+
+mkdocs writes pages one at a time, and at ten 215-model editions (28,000 pages) its page loop
+kept one core of two busy for tens of seconds while the other idled: every page was already
+converted (markdown, table of contents, anchors) and only the theme, the raw-HTML blocks
+(`publish/raw_html.py`) and the file write were left. So once every page is converted (mkdocs'
+`env` event), the process forks: each child writes a share of the drill-down pages, the pages
+outside the navigation that the search leaves out, and mkdocs' own loop, in the parent, passes
+over them with a template that writes nothing. What a child learns per kind of page
+(`publish/shared_frame.py`, `shared_nav.py`) it learns from its own pages.
+
+Everything mkdocs checks is still checked: the anchors of every page after the loop (from
+what the conversion recorded, in the parent), and a warning in a child is logged again in the
+parent before mkdocs counts them, so `--strict` fails as it would have. A child that fails or
+dies fails the build, and a build that fails kills its children: the site is built in a
+staging folder and published whole or not at all (`publish/build.py`).
+`tests/publish/test_parallel_pages.py` proves the site byte-identical to one process's.
+
+Only `ledgerrate build` forks (`publish.build.run_mkdocs`): `mkdocs serve` rebuilds in its own
+server, and `LEDGERRATE_WORKERS=1` keeps one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import logging
+import os
+import signal
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import ChoiceLoader, DictLoader
+
+from ledgerrate import forked
+
+# The template the parent gives a page a child writes: it renders nothing, so mkdocs writes
+# nothing for it ("Page skipped", at info level).
+ELSEWHERE = "ledgerrate-built-elsewhere.html"
+# A share smaller than this is not worth a process.
+MIN_SHARE = 200
+# What a page costs to write, as bytes of its source: the theme's frame and the file's
+# creation, beside the raw HTML read, spliced and written per byte (measured on a 215-model
+# edition: a drill-down page took ~0.3 ms plus ~6 ns a byte).
+PAGE_COST_BYTES = 48_000
+_log = logging.getLogger("mkdocs.plugins.ledgerrate.parallel_pages")
+
+
+def _delegable(file: Any, in_nav: set[int]) -> bool:
+    page = file.page
+    meta = page.meta or {}
+    search = meta.get("search")
+    return id(page) not in in_nav and isinstance(search, dict) and search.get("exclude") is True
+
+
+def _cost(file: Any) -> int:
+    try:
+        return PAGE_COST_BYTES + os.stat(file.abs_src_path).st_size
+    except OSError:
+        return PAGE_COST_BYTES
+
+
+def shares(costs: Sequence[int], delegable: Sequence[bool], processes: int) -> list[list[int]]:
+    """Page indices per process (the first is the parent): the delegable pages are dealt in
+    runs of consecutive pages (pages of one kind sit together, and each process learns a
+    kind's frame once) so that every process's total cost is about the same; the parent keeps
+    every page that is not delegable."""
+    total = sum(costs)
+    parent = [i for i, d in enumerate(delegable) if not d]
+    kept = sum(costs[i] for i in parent)
+    # The parent's own pages may outweigh an even share: the children then share the rest.
+    target = min(total / processes, (total - kept) / (processes - 1))
+    movable = [i for i, d in enumerate(delegable) if d]
+    # Children take runs from the end of the delegable pages; the parent keeps the rest.
+    children: list[list[int]] = []
+    end = len(movable)
+    for _ in range(processes - 1):
+        share: list[int] = []
+        spent = 0
+        while end > 0 and spent < target:
+            end -= 1
+            share.append(movable[end])
+            spent += costs[movable[end]]
+        children.append(sorted(share))
+    children = [share for share in children if len(share) >= MIN_SHARE]
+    given = {i for share in children for i in share}
+    return [sorted(parent + [i for i in movable if i not in given]), *children]
+
+
+@dataclass
+class _Child:
+    pid: int
+    report: int  # the read end of the pipe the child writes its report to
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def _restrict(config: Any, pages: Sequence[Any]) -> None:
+    """Tell every plugin that keeps per-page state which pages this process writes."""
+    for plugin in list(config.plugins.values()):
+        keep = getattr(plugin, "keep_pages", None)
+        if keep is not None:
+            keep(pages)
+
+
+def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: Any) -> str:
+    """In a child: write `pages` as mkdocs' loop would; the report to send the parent."""
+    from mkdocs.commands.build import _build_page
+    from mkdocs.structure.files import InclusionLevel
+
+    logger = logging.getLogger("mkdocs")
+    capture = _Capture()
+    # The parent shows and counts what a child logs; the child shows nothing itself.
+    logger.handlers = [capture]
+    logger.propagate = False
+    error = None
+    try:
+        _restrict(config, pages)
+        doc_files = files.documentation_pages(inclusion=InclusionLevel.is_included)
+        for page in pages:
+            _build_page(page, config, doc_files, nav, env)
+    except BaseException:  # any failure goes to the parent, which fails the build
+        error = traceback.format_exc()
+    return json.dumps({"warnings": capture.lines, "error": error})
+
+
+class ParallelPages:
+    """mkdocs plugin events (registered by `publish.build.run_mkdocs`)."""
+
+    def __init__(self, processes: int | None = None) -> None:
+        self._processes = processes
+        self._children: list[_Child] = []
+        self._nav: Any = None
+
+    def on_env(self, env: Any, config: Any, files: Any, **_: Any) -> Any:
+        docs = files.documentation_pages()
+        in_nav = {id(page) for page in self._nav.pages} if self._nav is not None else None
+        if in_nav is None:
+            return env
+        delegable = [_delegable(f, in_nav) for f in docs]
+        count = self._processes or forked.workers(sum(delegable) // MIN_SHARE)
+        if count < 2:
+            return env
+        split = shares([_cost(f) for f in docs], delegable, count)
+        if len(split) < 2:
+            return env
+        env.loader = ChoiceLoader([DictLoader({ELSEWHERE: ""}), env.loader])
+        pages = [[docs[i].page for i in share] for share in split]
+        gc.freeze()  # a child's collections would otherwise walk, and copy, the whole heap
+        try:
+            for share in pages[1:]:
+                self._fork(share, config, files, env)
+        finally:
+            gc.unfreeze()
+        for share in pages[1:]:
+            for page in share:
+                page.meta = {**(page.meta or {}), "template": ELSEWHERE}
+        _restrict(config, pages[0])
+        return env
+
+    def _fork(self, share: list[Any], config: Any, files: Any, env: Any) -> None:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: write its pages, report, and leave without any cleanup
+            code = 1
+            try:
+                os.close(read)
+                try:
+                    report = _write_share(share, config, files, self._nav, env)
+                except BaseException:  # reported: the parent fails the build
+                    report = json.dumps({"warnings": [], "error": traceback.format_exc()})
+                with os.fdopen(write, "wb") as out:
+                    out.write(report.encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        self._children.append(_Child(pid, read))
+
+    def on_nav(self, nav: Any, **_: Any) -> Any:
+        self._nav = nav
+        return nav
+
+    def on_post_build(self, **_: Any) -> None:
+        from mkdocs.exceptions import PluginError
+
+        children, self._children = self._children, []
+        failures = []
+        for child in children:
+            with os.fdopen(child.report, "rb") as report:
+                raw = report.read()
+            _pid, status = os.waitpid(child.pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            found = json.loads(raw) if raw else None
+            if found is None or code != 0:
+                how = f"by signal {-code}" if code < 0 else f"with exit code {code}"
+                failures.append(f"a process writing pages ended {how} before its report")
+                continue
+            for line in found["warnings"]:
+                _log.warning("%s", line)
+            if found["error"]:
+                failures.append(found["error"])
+        if failures:
+            raise PluginError("pages written beside mkdocs failed:\n" + "\n".join(failures))
+
+    def on_build_error(self, **_: Any) -> None:
+        children, self._children = self._children, []
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child.pid, signal.SIGKILL)
+            os.waitpid(child.pid, 0)
+            os.close(child.report)
+
+    # The last `nav` and `env` handlers: the navigation mkdocs' loop uses, and every other
+    # plugin has set up what a child copies.
+    on_nav.mkdocs_priority = -200  # type: ignore[attr-defined]
+    on_env.mkdocs_priority = -200  # type: ignore[attr-defined]
