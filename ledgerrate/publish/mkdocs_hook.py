@@ -50,6 +50,8 @@ def on_config(config: Any) -> Any:
 # frame and a title's markdown, and downloads are linked into the site, here too
 # (publish/raw_html.py, shared_nav.py, shared_frame.py, shared_markdown.py and static_links.py
 # say why).
+# Pages are written in this one process: publish/parallel_pages.py forks only under
+# `ledgerrate build`, never inside `mkdocs serve`'s server.
 # mkdocs registers each `on_*` name of a hook module as one event, so the plugins' handlers of
 # one event are called in turn, in the order their priorities give under `ledgerrate build`.
 _raw_html = RawHtml()

@@ -17,7 +17,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish import charts, compare, drilldown, pdf
 from ledgerrate.publish.assets import write_fonts
-from ledgerrate.publish.cache import BuildCache, key_of, write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
@@ -85,13 +85,16 @@ def render_into(
     # 2. every edition with its results, oldest first
     editions = load_editions(editions_dir, results_fn, cache)
     site = build_site_model(editions, methodology)
-    # 3. downloads per edition, the rate-card PDF first so the checksums cover it
-    sections: dict[str, DataSection] = {}
-    for edition in editions:
+    # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
+    #    share nothing here, so they are written side by side on every CPU
+    def downloads(edition: Edition) -> DataSection:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
         _ratecard(edition, dest / "ratecard.pdf", cache)
-        sections[edition.id] = write_downloads(edition, dest, cache)
+        return write_downloads(edition, dest, cache)
+
+    written = map_cached(downloads, editions, cache)
+    sections = {edition.id: section for edition, section in zip(editions, written, strict=True)}
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
     newest = max(stamps, default=dt.date(2026, 1, 1))
