@@ -67,6 +67,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 
 on_nav = _shared_frame.on_nav
+on_page_read_source = _raw_html.on_page_read_source
 on_page_content = _shared_frame.on_page_content
 
 
