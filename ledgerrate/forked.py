@@ -10,10 +10,15 @@ order of the jobs; the output of a build or a verification is the same in any or
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import json
 import multiprocessing
 import os
+import signal
+import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 WORKERS_ENV = "LEDGERRATE_WORKERS"
@@ -64,3 +69,61 @@ def _run(index: int) -> Any:
     assert _current is not None, "a worker runs only jobs its parent forked it for"
     fn, jobs = _current
     return fn(jobs[index])
+
+
+class BesideFailed(RuntimeError):
+    """A process forked by `beside` failed, or ended before it reported."""
+
+
+@dataclass
+class Beside:
+    """A function running in a forked process beside this one (`beside`)."""
+
+    pid: int
+    _report: int  # the read end of the pipe the child writes its result to
+
+    def join(self) -> Any:
+        """The function's result (JSON); `BesideFailed` if it raised or its process died."""
+        with os.fdopen(self._report, "rb") as report:
+            raw = report.read()
+        _pid, status = os.waitpid(self.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if not raw or code != 0:
+            how = f"by signal {-code}" if code < 0 else f"with exit code {code}"
+            raise BesideFailed(f"a forked process ended {how} before its report")
+        found = json.loads(raw)
+        if found["error"] is not None:
+            raise BesideFailed(found["error"])
+        return found["result"]
+
+    def kill(self) -> None:
+        """End it now (the work it was doing is not wanted), and reap it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self._report)
+
+
+def beside(fn: Callable[[], Any]) -> Beside:
+    """Start `fn()` in a forked process, which shares everything loaded here; its result
+    (anything JSON can carry) comes back from `join`. Nothing it changes in its memory comes
+    back: only its result and its files."""
+    read, write = os.pipe()
+    gc.freeze()  # a child's collections would otherwise walk, and so copy, the whole heap
+    pid = os.fork()
+    if pid == 0:  # the child: run, report, and leave without any of the parent's clean-up
+        code = 1
+        try:
+            os.close(read)
+            try:
+                found = {"result": fn(), "error": None}
+            except BaseException:  # reported: the parent decides what a failure means
+                found = {"result": None, "error": traceback.format_exc()}
+            with os.fdopen(write, "wb") as out:
+                out.write(json.dumps(found).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    gc.unfreeze()
+    os.close(write)
+    return Beside(pid, read)

@@ -79,7 +79,7 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-shared-markdown"] = SharedMarkdown()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-static-links"] = StaticLinks()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-static-links"] = StaticLinks(beside=True)  # type: ignore[assignment]
         cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)

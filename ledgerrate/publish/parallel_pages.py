@@ -22,15 +22,11 @@ server, and `LEDGERRATE_WORKERS=1` keeps one process.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import json
 import logging
 import os
-import signal
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from jinja2 import ChoiceLoader, DictLoader
@@ -94,12 +90,6 @@ def shares(costs: Sequence[int], delegable: Sequence[bool], processes: int) -> l
     return [sorted(parent + [i for i in movable if i not in given]), *children]
 
 
-@dataclass
-class _Child:
-    pid: int
-    report: int  # the read end of the pipe the child writes its report to
-
-
 class _Capture(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
@@ -117,7 +107,7 @@ def _restrict(config: Any, pages: Sequence[Any]) -> None:
             keep(pages)
 
 
-def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: Any) -> str:
+def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: Any) -> Any:
     """In a child: write `pages` as mkdocs' loop would; the report to send the parent."""
     from mkdocs.commands.build import _build_page
     from mkdocs.structure.files import InclusionLevel
@@ -135,7 +125,7 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
             _build_page(page, config, doc_files, nav, env)
     except BaseException:  # any failure goes to the parent, which fails the build
         error = traceback.format_exc()
-    return json.dumps({"warnings": capture.lines, "error": error})
+    return {"warnings": capture.lines, "error": error}
 
 
 class ParallelPages:
@@ -143,14 +133,18 @@ class ParallelPages:
 
     def __init__(self, processes: int | None = None) -> None:
         self._processes = processes
-        self._children: list[_Child] = []
+        self._children: list[forked.Beside] = []
         self._nav: Any = None
+
+    def on_nav(self, nav: Any, **_: Any) -> Any:
+        self._nav = nav
+        return nav
 
     def on_env(self, env: Any, config: Any, files: Any, **_: Any) -> Any:
         docs = files.documentation_pages()
-        in_nav = {id(page) for page in self._nav.pages} if self._nav is not None else None
-        if in_nav is None:
+        if self._nav is None:
             return env
+        in_nav = {id(page) for page in self._nav.pages}
         delegable = [_delegable(f, in_nav) for f in docs]
         count = self._processes or forked.workers(sum(delegable) // MIN_SHARE)
         if count < 2:
@@ -161,40 +155,16 @@ class ParallelPages:
             return env
         env.loader = ChoiceLoader([DictLoader({ELSEWHERE: ""}), env.loader])
         pages = [[docs[i].page for i in share] for share in split]
-        gc.freeze()  # a child's collections would otherwise walk, and copy, the whole heap
-        try:
-            for share in pages[1:]:
-                self._fork(share, config, files, env)
-        finally:
-            gc.unfreeze()
+        nav = self._nav
+        for share in pages[1:]:
+            self._children.append(
+                forked.beside(partial(_write_share, share, config, files, nav, env))
+            )
         for share in pages[1:]:
             for page in share:
                 page.meta = {**(page.meta or {}), "template": ELSEWHERE}
         _restrict(config, pages[0])
         return env
-
-    def _fork(self, share: list[Any], config: Any, files: Any, env: Any) -> None:
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: write its pages, report, and leave without any cleanup
-            code = 1
-            try:
-                os.close(read)
-                try:
-                    report = _write_share(share, config, files, self._nav, env)
-                except BaseException:  # reported: the parent fails the build
-                    report = json.dumps({"warnings": [], "error": traceback.format_exc()})
-                with os.fdopen(write, "wb") as out:
-                    out.write(report.encode())
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write)
-        self._children.append(_Child(pid, read))
-
-    def on_nav(self, nav: Any, **_: Any) -> Any:
-        self._nav = nav
-        return nav
 
     def on_post_build(self, **_: Any) -> None:
         from mkdocs.exceptions import PluginError
@@ -202,14 +172,10 @@ class ParallelPages:
         children, self._children = self._children, []
         failures = []
         for child in children:
-            with os.fdopen(child.report, "rb") as report:
-                raw = report.read()
-            _pid, status = os.waitpid(child.pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            found = json.loads(raw) if raw else None
-            if found is None or code != 0:
-                how = f"by signal {-code}" if code < 0 else f"with exit code {code}"
-                failures.append(f"a process writing pages ended {how} before its report")
+            try:
+                found = child.join()
+            except forked.BesideFailed as failed:
+                failures.append(str(failed))
                 continue
             for line in found["warnings"]:
                 _log.warning("%s", line)
@@ -221,10 +187,7 @@ class ParallelPages:
     def on_build_error(self, **_: Any) -> None:
         children, self._children = self._children, []
         for child in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child.pid, signal.SIGKILL)
-            os.waitpid(child.pid, 0)
-            os.close(child.report)
+            child.kill()
 
     # The last `nav` and `env` handlers: the navigation mkdocs' loop uses, and every other
     # plugin has set up what a child copies.

@@ -85,6 +85,7 @@ def render_into(
     # 2. every edition with its results, oldest first
     editions = load_editions(editions_dir, results_fn, cache)
     site = build_site_model(editions, methodology)
+
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
     #    share nothing here, so they are written side by side on every CPU
     def downloads(edition: Edition) -> DataSection:

@@ -25,7 +25,7 @@ def _children_record(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
     """Each child appends the pages it wrote (one JSON line per child) to `log`."""
     real = parallel_pages._write_share
 
-    def recorded(pages: Any, *args: Any) -> str:
+    def recorded(pages: Any, *args: Any) -> Any:
         report = real(pages, *args)
         with log.open("a") as out:
             out.write(json.dumps([page.file.src_uri for page in pages]) + "\n")
@@ -110,10 +110,10 @@ def test_a_child_that_fails_or_dies_fails_the_build(
 ) -> None:
     docs = rendered_two_editions(tmp_path, monkeypatch)
 
-    def fails(pages: Any, *args: Any) -> str:
+    def fails(pages: Any, *args: Any) -> Any:
         raise RuntimeError("a child's page went wrong")
 
-    def dies(pages: Any, *args: Any) -> str:
+    def dies(pages: Any, *args: Any) -> Any:
         os._exit(3)
 
     for child, said in ((fails, "a child's page went wrong"), (dies, "ended with exit code 3")):
@@ -130,10 +130,10 @@ def test_a_failed_build_leaves_no_child_behind(
     docs = rendered_two_editions(tmp_path, monkeypatch)
     pid_file = tmp_path / "child.pid"
 
-    def slow(pages: Any, *args: Any) -> str:
+    def slow(pages: Any, *args: Any) -> Any:
         pid_file.write_text(str(os.getpid()))
         time.sleep(120)
-        return json.dumps({"warnings": [], "error": None})
+        return {"warnings": [], "error": None}
 
     real_context = RawHtml.on_page_context
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate import forked
+from ledgerrate.errors import UsageProblem
 from ledgerrate.publish import static_links
 from ledgerrate.publish.build import run_mkdocs
 from tests.publish.factory import rendered_two_editions, tree_bytes
@@ -59,3 +61,48 @@ def test_a_filesystem_without_links_gets_copies(
         target = tmp_path / "site" / source.relative_to(docs)
         assert target.read_bytes() == source.read_bytes()
         assert not _same_file(source, target)
+
+
+def _beside(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The suite builds in one process (tests/conftest.py), and the fixture has a few hundred
+    # downloads, fewer than a process is worth.
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    monkeypatch.setattr(static_links, "MIN_BESIDE", 1)
+
+
+def test_links_made_beside_the_conversion_give_the_same_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = rendered_two_editions(tmp_path, monkeypatch)
+    run_mkdocs(docs, tmp_path / "here")
+    children: list[int] = []
+    real = forked.beside
+
+    def counted(fn: object) -> forked.Beside:
+        side = real(fn)  # type: ignore[arg-type]
+        children.append(side.pid)
+        return side
+
+    with monkeypatch.context() as patch:
+        _beside(patch)
+        patch.setattr(forked, "beside", counted)
+        run_mkdocs(docs, tmp_path / "beside")
+    assert children  # the links were made in another process
+    here, beside = tree_bytes(tmp_path / "here"), tree_bytes(tmp_path / "beside")
+    assert here.keys() == beside.keys()
+    assert sorted(name for name in here if here[name] != beside[name]) == []
+    downloads = [p for p in docs.rglob("*.gz") if p.is_file()]
+    assert downloads and all(
+        _same_file(source, tmp_path / "beside" / source.relative_to(docs)) for source in downloads
+    )
+
+
+def test_a_linking_process_that_dies_fails_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = rendered_two_editions(tmp_path, monkeypatch)
+    with monkeypatch.context() as patch:
+        _beside(patch)
+        patch.setattr(static_links, "_link", lambda listed: os._exit(9))
+        with pytest.raises(UsageProblem, match=r"linking the downloads .* exit code 9"):
+            run_mkdocs(docs, tmp_path / "site")
