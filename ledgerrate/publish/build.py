@@ -33,7 +33,9 @@ SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 _WRITTEN_BY_BUILD = frozenset({"results.json", "published.json"})
 
 
-class _Collect(logging.Handler):
+class WarningLines(logging.Handler):
+    """The messages of the warnings (and errors) logged to it."""
+
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
         self.lines: list[str] = []
@@ -60,7 +62,7 @@ def run_mkdocs(
     from ledgerrate.publish.shared_nav import SharedNav
     from ledgerrate.publish.static_links import StaticLinks
 
-    collect = _Collect()
+    collect = WarningLines()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(collect)
     previous = os.environ.get(SKIP_RENDER_ENV)

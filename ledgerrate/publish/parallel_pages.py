@@ -90,15 +90,6 @@ def shares(costs: Sequence[int], delegable: Sequence[bool], processes: int) -> l
     return [sorted(parent + [i for i in movable if i not in given]), *children]
 
 
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
 def _restrict(config: Any, pages: Sequence[Any]) -> None:
     """Tell every plugin that keeps per-page state which pages this process writes."""
     for plugin in list(config.plugins.values()):
@@ -112,8 +103,10 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
     from mkdocs.commands.build import _build_page
     from mkdocs.structure.files import InclusionLevel
 
+    from ledgerrate.publish.build import WarningLines
+
     logger = logging.getLogger("mkdocs")
-    capture = _Capture()
+    capture = WarningLines()
     # The parent shows and counts what a child logs; the child shows nothing itself.
     logger.handlers = [capture]
     logger.propagate = False
