@@ -124,8 +124,7 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
 class ParallelPages:
     """mkdocs plugin events (registered by `publish.build.run_mkdocs`)."""
 
-    def __init__(self, processes: int | None = None) -> None:
-        self._processes = processes
+    def __init__(self) -> None:
         self._children: list[forked.Beside] = []
         self._nav: Any = None
 
@@ -134,12 +133,12 @@ class ParallelPages:
         return nav
 
     def on_env(self, env: Any, config: Any, files: Any, **_: Any) -> Any:
-        docs = files.documentation_pages()
         if self._nav is None:
             return env
+        docs = files.documentation_pages()
         in_nav = {id(page) for page in self._nav.pages}
         delegable = [_delegable(f, in_nav) for f in docs]
-        count = self._processes or forked.workers(sum(delegable) // MIN_SHARE)
+        count = forked.workers(sum(delegable) // MIN_SHARE)
         if count < 2:
             return env
         costs = [_cost(f, d) for f, d in zip(docs, delegable, strict=True)]

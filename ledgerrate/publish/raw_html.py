@@ -221,7 +221,7 @@ class RawHtml:
     def keep_pages(self, pages: Sequence[Any]) -> None:
         """After a fork (`publish/parallel_pages.py`): this process writes only `pages`."""
         uris = {page.file.src_uri for page in pages}
-        self._held = {uri: digest for uri, digest in self._held.items() if uri in uris}
+        self._held = {uri: held for uri, held in self._held.items() if uri in uris}
 
     def on_page_context(self, context: Any, page: Any, **_: Any) -> Any:
         held = self._held.pop(page.file.src_uri, None)
