@@ -24,7 +24,7 @@ from ledgerrate import workloads
 from ledgerrate.edition import load_edition, require_registration
 from ledgerrate.generate.seeds import dataset_for, load_seeds
 from ledgerrate.grade.stage import latest_grades
-from ledgerrate.hashing import HashScheme, canonical_json
+from ledgerrate.hashing import canonical_json
 from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.metrics.load import runs_frame
 from ledgerrate.metrics.sittings import choose_sitting, counted_attempts
@@ -186,6 +186,9 @@ def compare_edition(edition_dir: Path, cache: DatasetCache) -> Reproduction:
         sitting, counted = _published_attempts(records, sealed.n_items)
         grades = latest_grades(edition.paths.grades(workload_id, model_id, mode.value))
         attempted = {r.item_id for r in counted}
+        # The dataset's hash once per cell, not once per run: canonical JSON of a PDF dataset
+        # costs a tenth of a second, and every run of the cell must name the same hash.
+        regenerated = dataset.hash_for(registration.hash_scheme)
         for item in dataset.items:
             if item.id not in attempted:
                 result.differences.append(
@@ -195,9 +198,7 @@ def compare_edition(edition_dir: Path, cache: DatasetCache) -> Reproduction:
         for run in counted:
             where = f"{result.edition} {cell} item {run.item_id} (run {run.run_id})"
             result.items_checked += 1
-            found = _compare_run(
-                where, workload, dataset, run, grades.get(run.run_id), registration.hash_scheme
-            )
+            found = _compare_run(where, workload, dataset, regenerated, run, grades.get(run.run_id))
             erratum = withdrawn.get((workload_id, model_id, mode.value))
             if found and erratum and is_harness_failure(run.failure):
                 # A logged machine fault does not reproduce by nature; it is accepted only when
@@ -226,12 +227,11 @@ def _compare_run(
     where: str,
     workload: Workload,
     dataset: Dataset,
+    regenerated: str,
     run: RunRecord,
     stored: GradeRecord | None,
-    scheme: HashScheme,
 ) -> list[str]:
     out: list[str] = []
-    regenerated = dataset.hash_for(scheme)
     if run.dataset_hash != regenerated:
         out.append(_diff(where, "dataset_hash", run.dataset_hash, regenerated))
     try:
