@@ -65,31 +65,47 @@ def _escrow_to_the_test_key(operator_key: OperatorKey) -> Iterator[None]:
         yield
 
 
-def _shared_datasets(factory: pytest.TempPathFactory) -> Path:
-    """One datasets folder for the whole run, both xdist workers included (their base folders
-    share a parent). A cached dataset is keyed by its registered hash and checked against it on
-    every read, so no test can be handed another's: only the generation is shared, which costs
-    seconds of invoice and board-pack PDFs for each build in a fresh subprocess."""
+def _shared_folder(factory: pytest.TempPathFactory, name: str) -> Path:
+    """One folder for the whole run, both xdist workers included (their base folders share a
+    parent)."""
     base = factory.getbasetemp()
     root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder = root / "shared-datasets"
-    folder.mkdir(exist_ok=True)
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+# Products that are a function of their own inputs alone, whatever edition or test asked for
+# them: a chart of the figures it is given, a rate-card PDF of its HTML, a template's compiled
+# bytecode. Each entry's key is the digest of those inputs and the toolchain, and its bytes are
+# checked against the digest in its name on every read, so sharing them across the run hands no
+# test another's: it only spares drawing the same SVG or PDF again (40 CPU-seconds of a run).
+# Products keyed by an edition's files (figures, drill-downs, gzips) stay each test's own.
+SHARED_PRODUCTS = ("chart", "ratecard", "jinja")
 
 
 def _own_build_cache(factory: pytest.TempPathFactory) -> Iterator[None]:
     cache = factory.mktemp("build-cache")
-    (cache / "datasets").symlink_to(_shared_datasets(factory), target_is_directory=True)
+    # Datasets are keyed by their registered hash and checked against it on every read, so no
+    # test can be handed another's: only the generation is shared, which costs seconds of
+    # invoice and board-pack PDFs for each build in a fresh subprocess.
+    (cache / "datasets").symlink_to(
+        _shared_folder(factory, "shared-datasets"), target_is_directory=True
+    )
+    (cache / "products").mkdir()
+    for kind in SHARED_PRODUCTS:
+        shared = _shared_folder(factory, f"shared-products/{kind}")
+        (cache / "products" / kind).symlink_to(shared, target_is_directory=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LEDGERRATE_CACHE_DIR", str(cache))
         yield
 
 
-# Builds never read or fill the developer's ~/.cache/ledgerrate, and no two tests share a
-# products cache (many stand in their own figures for the same edition files, so a shared cache
-# would hand one test another's): one per test, and one per module and per session for the wider
-# fixtures, as each build folder had its own cache before the cache moved out of it. Only the
-# datasets folder, content-addressed and checked on read, is shared (see `_shared_datasets`).
+# Builds never read or fill the developer's ~/.cache/ledgerrate, and no two tests share the
+# products keyed by edition files (many stand in their own figures for the same edition files,
+# so a shared cache would hand one test another's): one cache per test, and one per module and
+# per session for the wider fixtures. Only datasets and SHARED_PRODUCTS, whose keys are their
+# whole input, are shared across the run (see `_own_build_cache`).
 @pytest.fixture(scope="session", autouse=True)
 def _session_build_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield from _own_build_cache(tmp_path_factory)
