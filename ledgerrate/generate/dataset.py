@@ -6,10 +6,10 @@ import random
 from collections import Counter
 from importlib.metadata import PackageNotFoundError, version
 
+from ledgerrate import workloads
 from ledgerrate.hashing import NEW_SCHEME, HashScheme
 from ledgerrate.schema import CardItem, DatasetCard
 from ledgerrate.stats.power import power_plan
-from ledgerrate.workloads import get
 from ledgerrate.workloads.base import Dataset, Workload
 
 # Libraries whose versions shape dataset bytes (PDF rendering, text-layer extraction).
@@ -18,7 +18,9 @@ _STACK = ("weasyprint", "pdfplumber", "pdfminer.six")
 
 def build_dataset(workload: Workload | str, seed: int, n: int = 15) -> Dataset:
     """Same workload, seed and n: byte-identical dataset, in any process."""
-    wl = get(workload) if isinstance(workload, str) else workload
+    # The catalogue through the package, on first call: a build imports this module for
+    # `stack_versions`, and must not import every workload unless it generates a dataset.
+    wl = workloads.get(workload) if isinstance(workload, str) else workload
     dataset = wl.generate(random.Random(seed), n)
     if len(dataset.items) != n:
         raise ValueError(f"{wl.id} generated {len(dataset.items)} items, expected {n}")

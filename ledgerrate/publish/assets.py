@@ -7,9 +7,8 @@ bytes are pinned with the dependency and no system path is needed.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
-
-import matplotlib
 
 from ledgerrate.io import atomic_write_bytes
 
@@ -25,7 +24,7 @@ FONT_DIR = "assets/fonts"
 
 def write_fonts(docs: Path) -> list[Path]:
     """Copy the site's fonts (and their licence) into `docs/assets/fonts`."""
-    source = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    source = _matplotlib_data() / "fonts" / "ttf"
     written = []
     for name in (*FONTS, "LICENSE_DEJAVU"):
         path = source / name
@@ -35,3 +34,13 @@ def write_fonts(docs: Path) -> list[Path]:
         atomic_write_bytes(target, path.read_bytes())
         written.append(target)
     return written
+
+
+def _matplotlib_data() -> Path:
+    """matplotlib's `mpl-data` folder (what `matplotlib.get_data_path()` returns), found without
+    importing matplotlib: a build whose charts all come from the cache never loads it, and
+    importing it costs more than the rest of such a build's own work."""
+    spec = find_spec("matplotlib")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("matplotlib is not installed; the site's fonts come from it")
+    return Path(spec.origin).parent / "mpl-data"

@@ -11,20 +11,22 @@ import mimetypes
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-import jinja2
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
+from ledgerrate.publish.card import DISCLAIMER, rate_card
+from ledgerrate.publish.card_html import ASSETS, SIZES, render_ratecard_html
 from ledgerrate.schema import EditionManifest, EditionResults
 
-ASSETS = Path(__file__).resolve().parents[1] / "site" / "templates" / "pdf"
-__all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "render_ratecard_pdf"]
-# Type sizes (pt) tried in turn until the card holds on one page; the smallest still prints
-# legibly. A card that does not fit even then is refused, never split over two pages.
-SIZES = (8.6, 8.0, 7.4, 6.8, 6.2)
+__all__ = [
+    "ASSETS",
+    "DISCLAIMER",
+    "RefusingFetcher",
+    "render_ratecard_html",
+    "render_ratecard_pdf",
+]
 
 
 class RefusingFetcher(URLFetcher):
@@ -46,17 +48,6 @@ class RefusingFetcher(URLFetcher):
                 )
         self.refused.append(url)
         raise ValueError(f"refused by the rate-card renderer: {url}")
-
-
-def render_ratecard_html(card: RateCard, size: float = SIZES[0]) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(ASSETS),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    return env.get_template("ratecard.html.j2").render(
-        card=card, size=size, stylesheet=(ASSETS / "ratecard.css").as_uri()
-    )
 
 
 def render_ratecard_pdf(
