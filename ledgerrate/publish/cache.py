@@ -458,11 +458,14 @@ def key_of(*parts: Any) -> str:
     return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
 
 
-def map_cached(fn: Callable[[J], T], jobs: Sequence[J], cache: BuildCache) -> list[T]:
+def map_cached(
+    fn: Callable[[J], T], jobs: Sequence[J], cache: BuildCache, *, fork: bool = True
+) -> list[T]:
     """`forked.map_forked` for jobs that use `cache`: what each worker did to it (hits,
-    misses, new input digests) is counted and remembered here, as if the jobs had run here."""
-    if forked.workers(len(jobs)) <= 1:
-        return forked.map_forked(fn, jobs)  # in this process: the jobs count themselves
+    misses, new input digests) is counted and remembered here, as if the jobs had run here.
+    `fork=False` runs them in this process (jobs too small to be worth a worker)."""
+    if not fork or forked.workers(len(jobs)) <= 1:
+        return [fn(job) for job in jobs]  # in this process: the jobs count themselves
     cache.read_product_checks()
 
     def job(each: J) -> tuple[T, dict[str, int], dict[str, int], dict[str, list[Any]]]:

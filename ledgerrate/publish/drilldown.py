@@ -152,7 +152,12 @@ def _render_items(
 
 
 def render_drilldowns(
-    env: Environment, editions: list[Edition], docs: Path, cache: BuildCache
+    env: Environment,
+    editions: list[Edition],
+    docs: Path,
+    cache: BuildCache,
+    *,
+    fork: bool = True,
 ) -> int:
     """Write every cell's drill-down page and each workload's items page; returns how many
     cell pages were written. Each edition's workload is one job (`ledgerrate/forked.py`: a worker
@@ -166,7 +171,7 @@ def render_drilldowns(
     shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
     jobs = [(edition, workload) for edition in editions for workload in edition.results.workloads]
     job = partial(_render_workload, templates, shared_pre, docs, cache)
-    return sum(map_cached(job, jobs, cache))
+    return sum(map_cached(job, jobs, cache, fork=fork))
 
 
 def _render_workload(

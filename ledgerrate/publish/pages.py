@@ -32,6 +32,7 @@ from ledgerrate.publish.load import Edition
 from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, workload_base
+from ledgerrate.publish.workload_facts import workload_facts
 from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.workloads.base import PRIMITIVES
 
@@ -109,16 +110,6 @@ def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
     alt = found.group(1).strip() if found else name
     alt_attr = md_text(re.sub(r"<[^>]*>", "", alt))
     return Markup(f'<img class="lr-chart" src="{name}" alt="{alt_attr}">')
-
-
-def _workload_meta(workload_id: str) -> Any | None:
-    """The workload version from the registry (prompt, rubric, schema), if this toolchain has it."""
-    try:
-        from ledgerrate.workloads import get
-
-        return get(workload_id)
-    except (KeyError, ImportError):
-        return None
 
 
 def _edition_notes(edition: Edition, *, workload: str | None = None, model: str | None = None):
@@ -292,7 +283,7 @@ def render_workload(
         "workload_id": workload_id,
         "title": latest_result.title,
         "unit": latest_result.unit,
-        "meta": _workload_meta(workload_id),
+        "meta": workload_facts(workload_id, cache),
         "runs": list(reversed(runs)),
         "trend": _trend_section(site, workload_id, docs, rel_dir),
         "answer_limit": ANSWER_LIMIT,
@@ -371,12 +362,14 @@ def render_indexes(env: Environment, site: Site, docs: Path) -> None:
         _write(docs, f"{name}/index.md", text)
 
 
-def render_primitives(env: Environment, site: Site, docs: Path) -> None:
+def render_primitives(
+    env: Environment, site: Site, docs: Path, cache: BuildCache | None = None
+) -> None:
     """One page per primitive of the frozen taxonomy (standard §1): its workload versions across
     editions, the level at which results are comparable."""
     by_primitive: dict[str, list[dict[str, Any]]] = {p: [] for p in PRIMITIVES}
     for workload_id, appearances in site.workloads.items():
-        meta = _workload_meta(workload_id)
+        meta = workload_facts(workload_id, cache)
         if meta is not None:
             by_primitive[meta.primitive].append(
                 {"id": workload_id, "title": appearances[-1][1].title, "appearances": appearances}
@@ -396,14 +389,16 @@ def render_pages(
     sections: dict[str, DataSection],
     docs: Path,
     cache: BuildCache | None = None,
+    *,
+    fork: bool = True,
 ) -> None:
     """Every page but the drill-downs; with a `cache`, each table's CSV and JSON downloads are
-    reused while the table's rows are unchanged."""
+    reused while the table's rows are unchanged. `fork=False` writes them in this process."""
     figures = CellFigures()  # each cell is on three pages: its figures are made once
     jobs: list[Callable[[], None]] = [
         lambda: render_home(env, site, docs, cache),
         lambda: render_indexes(env, site, docs),
-        lambda: render_primitives(env, site, docs),
+        lambda: render_primitives(env, site, docs, cache),
         lambda: render_errata(env, site, docs),
     ]
     for edition in site.editions:
@@ -419,7 +414,7 @@ def render_pages(
         for job in jobs:
             job()
     else:
-        map_cached(_call, jobs, cache)
+        map_cached(_call, jobs, cache, fork=fork)
 
 
 # A job of ~20 model pages: worth its hand-off to a worker, and 215 models still spread well.

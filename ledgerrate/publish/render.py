@@ -15,10 +15,11 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish import charts, compare, drilldown, pdf
+from ledgerrate.publish import charts, compare, drilldown
 from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
 from ledgerrate.publish.card import rate_card
+from ledgerrate.publish.card_html import render_ratecard_html
 from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import Edition, load_editions
@@ -85,6 +86,7 @@ def render_into(
     # 2. every edition with its results, oldest first
     editions = load_editions(editions_dir, results_fn, cache)
     site = build_site_model(editions, methodology)
+    fork = worth_forking(editions)
 
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
     #    share nothing here, so they are written side by side on every CPU
@@ -94,7 +96,7 @@ def render_into(
         _ratecard(edition, dest / "ratecard.pdf", cache)
         return write_downloads(edition, dest, cache)
 
-    written = map_cached(downloads, editions, cache)
+    written = map_cached(downloads, editions, cache, fork=fork)
     sections = {edition.id: section for edition, section in zip(editions, written, strict=True)}
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
@@ -106,21 +108,38 @@ def render_into(
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates, cache)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
-        render_pages(env, site, sections, docs, cache)
+        render_pages(env, site, sections, docs, cache, fork=fork)
         append_seed_changelog(env, editions, docs)
         # 6. the explore pages: models side by side, and every cell's runs down to the check
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per
         #    cell)
         compare.render_compare(env, editions, docs)
-        drilldown.render_drilldowns(env, editions, docs, cache)
+        drilldown.render_drilldowns(env, editions, docs, cache, fork=fork)
+
+
+# Below this many cells in the whole site, the pages, drill-downs and downloads are written in
+# this process: each job is then milliseconds, and forking a pool of workers for them cost more
+# CPU than it saved (the bundled editions' 34 cells: about 0.1 CPU-second of a 0.8-second warm
+# build). A 40-model edition has 560. Regenerating a dataset or gzipping logs, seconds of work,
+# still goes to the workers at any size.
+FORK_MIN_CELLS = 200
+
+
+def worth_forking(editions: list[Edition]) -> bool:
+    cells = sum(len(w.cells) for e in editions for w in e.results.workloads)
+    return cells >= FORK_MIN_CELLS
 
 
 def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:
     """The rate-card PDF is a function of its HTML and the toolchain (fonts, CSS, weasyprint)."""
     card = rate_card(edition.results, edition.manifest, provisional=edition.provisional)
-    html = pdf.render_ratecard_html(card)
+    html = render_ratecard_html(card)
 
     def make() -> bytes:
+        # Here, not at the top: weasyprint takes half a second to import, and a build whose
+        # rate cards all come from the cache never needs it.
+        from ledgerrate.publish import pdf
+
         with tempfile.TemporaryDirectory(prefix="ledgerrate-pdf-") as scratch:
             out = Path(scratch) / "ratecard.pdf"
             pdf.render_ratecard_pdf(

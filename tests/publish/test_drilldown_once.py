@@ -41,7 +41,7 @@ def test_dataset_read_and_template_fetched_once_per_build(
     fetched: list[str] = []
     real_stage = drilldown.render_drilldowns
 
-    def stage(env, editions, docs, cache):
+    def stage(env, editions, docs, cache, **options):
         real_get = env.get_template
 
         def get_template(name, *args, **kwargs):
@@ -49,7 +49,7 @@ def test_dataset_read_and_template_fetched_once_per_build(
             return real_get(name, *args, **kwargs)
 
         env.get_template = get_template
-        return real_stage(env, editions, docs, cache)
+        return real_stage(env, editions, docs, cache, **options)
 
     monkeypatch.setattr(drilldown, "render_drilldowns", stage)
     _, cells = _render(tmp_path, "docs", *_edition(tmp_path))

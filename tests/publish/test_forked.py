@@ -13,6 +13,7 @@ import pytest
 from ledgerrate import forked
 from ledgerrate.errors import UsageProblem
 from ledgerrate.publish import load as load_mod
+from ledgerrate.publish import render as render_mod
 from ledgerrate.publish.build import build_site
 from ledgerrate.publish.cache import BuildCache, map_cached
 from tests.publish.factory import write_edition
@@ -94,6 +95,8 @@ def _build(root: Path, out: Path, fixtures: dict, workers: str) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
         mp.setenv(forked.WORKERS_ENV, workers)
+        # A site this small is otherwise written in one process (see `worth_forking`).
+        mp.setattr(render_mod, "FORK_MIN_CELLS", 0)
         build_site(root, out, cache_dir=out.parent / f"cache-{workers}")
     return out / "docs"
 
@@ -111,3 +114,32 @@ def test_a_parallel_build_writes_the_serial_builds_site(tmp_path: Path) -> None:
     assert any(f.parts[0] == "runs" for f in files) and any(f.suffix == ".gz" for f in files)
     for rel in files:
         assert (serial / rel).read_bytes() == (parallel / rel).read_bytes(), rel
+
+
+def test_a_small_site_writes_its_pages_without_forking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few dozen cells: pages, drill-downs and downloads are milliseconds a job, cheaper in
+    this process than a pool's fork; a site of a real edition's size still forks them."""
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01"),
+    }
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    monkeypatch.setenv(forked.WORKERS_ENV, "2")
+    forks: list[int] = []
+    real = forked.map_forked
+
+    def counted(fn, jobs):  # type: ignore[no-untyped-def]
+        forks.append(len(jobs))
+        return real(fn, jobs)
+
+    monkeypatch.setattr(forked, "map_forked", counted)
+    cells = sum(len(w.cells) for f in fixtures.values() for w in f.workloads)
+    assert 0 < cells < render_mod.FORK_MIN_CELLS
+    build_site(root, tmp_path / "small", cache_dir=tmp_path / "cache-small")
+    assert forks == []
+    monkeypatch.setattr(render_mod, "FORK_MIN_CELLS", cells)
+    build_site(root, tmp_path / "large", cache_dir=tmp_path / "cache-large")
+    assert len(forks) >= 3  # downloads, pages and drill-downs, each on the workers

@@ -155,3 +155,47 @@ def test_a_no_change_build_does_not_load_the_renderers(
     done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
     assert (out / "site" / "index.html").stat().st_mtime_ns == index  # nothing rebuilt
+
+
+def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh checkout's first build on a machine whose cache has every product: the pages
+    are written again, but no chart is drawn, no PDF rendered and no workload imported, so
+    none of matplotlib, weasyprint, pdfplumber or the workload catalogue is loaded (together
+    about a CPU-second, more than the rest of such a build)."""
+    import subprocess
+    import sys
+
+    from ledgerrate.publish import build as build_mod
+    from tests.publish.factory import write_edition
+
+    root = tmp_path / "editions"
+    # Seeds withheld: the factory's registered dataset hashes are made up, so a released seed's
+    # dataset would fail to regenerate (a note on the data page) and be tried again each build.
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    monkeypatch.setattr(load_mod, "edition_results", lambda path: fixtures[Path(path).name])
+    cache = tmp_path / "machine-cache"
+    build_mod.build_site(root, tmp_path / "out-1", cache_dir=cache)
+    modules = (
+        "matplotlib",
+        "weasyprint",
+        "pdfplumber",
+        "ledgerrate.workloads.catalogue",
+        "ledgerrate.publish.pdf",
+    )
+    out = tmp_path / "out-2"
+    again = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ledgerrate.publish.build import build_site\n"
+        f"build_site(Path({str(root)!r}), Path({str(out)!r}), cache_dir=Path({str(cache)!r}))\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+    assert (out / "site" / "index.html").is_file()
+    published = tmp_path / "out-1" / "site" / "data" / "2026-07"
+    assert (published / "ratecard.pdf").read_bytes() == (
+        out / "site" / "data" / "2026-07" / "ratecard.pdf"
+    ).read_bytes()
