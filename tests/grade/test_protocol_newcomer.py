@@ -12,6 +12,8 @@ import csv
 import html
 import io
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from typer.testing import CliRunner
 from ledgerrate.cli import app
 from ledgerrate.edition import load_edition
 from ledgerrate.grade.stage import grade_edition
+from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.pdf import render_ratecard_html
@@ -43,26 +46,42 @@ THREE = {
 MODES = ("single-shot", "agentic")
 
 
-def _edition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MiniEdition:
-    """Every board-brief run passes the deterministic checks and then the judge."""
+@pytest.fixture(scope="module")
+def graded_edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every board-brief run passes the deterministic checks and then the judge: three models,
+    both modes, 15 items, graded once for the module (each test works on its own copy)."""
+    tmp_path = tmp_path_factory.mktemp("newcomer")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv(JUDGE_KEY_ENV, "k-test")
+        monkeypatch.setenv(PRIVATE_ROOT_ENV, str(tmp_path / "private"))
+        with FakeProviderServer(responder=scoring_responder()) as fake:
+            ed = make_edition(
+                tmp_path,
+                fake.base_url("openai"),
+                judge_family="neutral",
+                n=15,
+                evaluated=THREE,
+                flagship="gamma",
+                workloads=(BRIEF,),
+            )
+            for item in ed.dataset(BRIEF).items:
+                for model in THREE:
+                    for mode in MODES:
+                        ed.add_run(BRIEF, model, mode, item.id, brief.reference_answer(item))
+            summary = grade_edition(ed.root, lookup=lookup)
+        assert summary.passed == 15 * 6 and summary.pending_judge == 0
+        return ed.root
+
+
+def _edition(graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MiniEdition:
     monkeypatch.setenv(JUDGE_KEY_ENV, "k-test")
-    with FakeProviderServer(responder=scoring_responder()) as fake:
-        ed = make_edition(
-            tmp_path,
-            fake.base_url("openai"),
-            judge_family="neutral",
-            n=15,
-            evaluated=THREE,
-            flagship="gamma",
-            workloads=(BRIEF,),
-        )
-        for item in ed.dataset(BRIEF).items:
-            for model in THREE:
-                for mode in MODES:
-                    ed.add_run(BRIEF, model, mode, item.id, brief.reference_answer(item))
-        summary = grade_edition(ed.root, lookup=lookup)
-    assert summary.passed == 15 * 6 and summary.pending_judge == 0
-    return ed
+    root = tmp_path / graded.name  # the edition's id is its folder's name
+    shutil.copytree(graded, root)
+    # Its private folder (the anonymisation secret) goes to this test's (`private_dir`).
+    shutil.copytree(
+        graded.parent / "private", Path(os.environ[PRIVATE_ROOT_ENV]), dirs_exist_ok=True
+    )
+    return MiniEdition(root=root, paths=EditionPaths(root))
 
 
 def _fill(form: Path, verdict: str) -> None:
@@ -120,9 +139,9 @@ def _assert_off_every_index(ed: MiniEdition, condition: str) -> None:
 
 
 def test_judged_cells_with_no_spotcheck_are_marked_and_do_not_qualify(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    graded_edition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ed = _edition(tmp_path, monkeypatch)
+    ed = _edition(graded_edition, tmp_path, monkeypatch)
     _assert_off_every_index(ed, "no human spot-check")
     cell = _brief(edition_results(ed.root)).cells[0]
     assert cell.judge_protocol is not None
@@ -131,9 +150,9 @@ def test_judged_cells_with_no_spotcheck_are_marked_and_do_not_qualify(
 
 
 def test_newcomer_scenario_human_fails_every_sampled_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    graded_edition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ed = _edition(tmp_path, monkeypatch)
+    ed = _edition(graded_edition, tmp_path, monkeypatch)
     runner = CliRunner()
     sampled = runner.invoke(app, ["spotcheck", "sample", str(ed.root)])
     assert sampled.exit_code == 0, sampled.output
@@ -155,11 +174,11 @@ def test_newcomer_scenario_human_fails_every_sampled_run(
 
 
 def test_pages_show_the_missing_condition_and_the_agreement(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    graded_edition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ledgerrate.publish.render import render_docs
 
-    ed = _edition(tmp_path, monkeypatch)
+    ed = _edition(graded_edition, tmp_path, monkeypatch)
     runner = CliRunner()
     assert runner.invoke(app, ["spotcheck", "sample", str(ed.root)]).exit_code == 0
     form = ed.paths.spotcheck(BRIEF)
