@@ -3,6 +3,7 @@ are among its products, and where it lives follows --cache-dir, $LEDGERRATE_CACH
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -129,12 +130,27 @@ def test_compiled_templates_are_reused_until_a_template_changes(tmp_path: Path) 
     assert third.misses == {"jinja": 1} and third.hits == {}
 
 
-def test_a_no_change_build_does_not_load_the_renderers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _loaded_by_a_build(
+    editions: Path, out: Path, cache: Path, modules: tuple[str, ...]
+) -> list[str]:
+    """Which of `modules` a build in a fresh process loads (this one has loaded them all)."""
     import subprocess
     import sys
 
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ledgerrate.publish.build import build_site\n"
+        f"build_site(Path({str(editions)!r}), Path({str(out)!r}), cache_dir=Path({str(cache)!r}))\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return list(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_no_change_build_does_not_load_the_renderers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ledgerrate.publish import build as build_mod
     from tests.publish.factory import write_edition
 
@@ -145,15 +161,7 @@ def test_a_no_change_build_does_not_load_the_renderers(
     build_mod.build_site(root, out, cache_dir=tmp_path)
     index = (out / "site" / "index.html").stat().st_mtime_ns
     modules = ("matplotlib", "weasyprint", "jinja2", "mkdocs")
-    again = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from ledgerrate.publish.build import build_site\n"
-        f"build_site(Path({str(root)!r}), Path({str(out)!r}), cache_dir=Path({str(tmp_path)!r}))\n"
-        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]", done.stdout
+    assert _loaded_by_a_build(root, out, tmp_path, modules) == []
     assert (out / "site" / "index.html").stat().st_mtime_ns == index  # nothing rebuilt
 
 
@@ -164,9 +172,6 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
     are written again, but no chart is drawn, no PDF rendered and no workload imported, so
     none of matplotlib, weasyprint, pdfplumber or the workload catalogue is loaded (together
     about a CPU-second, more than the rest of such a build)."""
-    import subprocess
-    import sys
-
     from ledgerrate.publish import build as build_mod
     from tests.publish.factory import write_edition
 
@@ -185,15 +190,7 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
         "ledgerrate.publish.pdf",
     )
     out = tmp_path / "out-2"
-    again = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from ledgerrate.publish.build import build_site\n"
-        f"build_site(Path({str(root)!r}), Path({str(out)!r}), cache_dir=Path({str(cache)!r}))\n"
-        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", again], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]", done.stdout
+    assert _loaded_by_a_build(root, out, cache, modules) == []
     assert (out / "site" / "index.html").is_file()
     published = tmp_path / "out-1" / "site" / "data" / "2026-07"
     assert (published / "ratecard.pdf").read_bytes() == (
