@@ -20,13 +20,7 @@ from ledgerrate.publish.card import DISCLAIMER, rate_card
 from ledgerrate.publish.card_html import ASSETS, SIZES, render_ratecard_html
 from ledgerrate.schema import EditionManifest, EditionResults
 
-__all__ = [
-    "ASSETS",
-    "DISCLAIMER",
-    "RefusingFetcher",
-    "render_ratecard_html",
-    "render_ratecard_pdf",
-]
+__all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "render_ratecard_pdf"]
 
 
 class RefusingFetcher(URLFetcher):

@@ -89,7 +89,7 @@ def render_into(
     fork = worth_forking(editions)
 
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
-    #    share nothing here, so they are written side by side on every CPU
+    #    share nothing here, so they are written side by side on every CPU (`worth_forking`)
     def downloads(edition: Edition) -> DataSection:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from ledgerrate.grade.stage import grade_edition
 from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.card import rate_card
-from ledgerrate.publish.pdf import render_ratecard_html
+from ledgerrate.publish.card_html import render_ratecard_html
 from ledgerrate.schema import EditionResults, WorkloadResult
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
