@@ -88,6 +88,17 @@ def write_plain(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+def place_product(cached: Path, target: Path) -> None:
+    """A cached product into the staging tree: a hard link where the filesystem allows (a
+    write through it changes the entry's mtime, so the entry is checked again before reuse)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    try:
+        os.link(cached, target)
+    except OSError:
+        shutil.copyfile(cached, target)
+
+
 def machine_cache_dir(given: Path | None = None) -> Path:
     """Where this machine keeps build products: `given`, else $LEDGERRATE_CACHE_DIR, else the XDG
     cache folder ($XDG_CACHE_HOME, by default ~/.cache) under `ledgerrate`."""

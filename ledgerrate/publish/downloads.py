@@ -11,8 +11,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -32,7 +30,14 @@ from ledgerrate.hashing import seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem
 from ledgerrate.publish import corrected
 from ledgerrate.publish.bundle import stream_bundle
-from ledgerrate.publish.cache import PACKAGE, BuildCache, key_of, map_cached, write_plain
+from ledgerrate.publish.cache import (
+    PACKAGE,
+    BuildCache,
+    key_of,
+    map_cached,
+    place_product,
+    write_plain,
+)
 from ledgerrate.publish.load import Edition
 from ledgerrate.run.bodies import whole_log_bytes
 from ledgerrate.schema import EditionResults
@@ -84,16 +89,6 @@ def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=level) as gz:
         gz.write(data)
     return buffer.getvalue()
-
-
-def place_product(cached: Path, target: Path) -> None:
-    """A cached product into the staging tree: a hard link where the filesystem allows."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.unlink(missing_ok=True)
-    try:
-        os.link(cached, target)
-    except OSError:
-        shutil.copyfile(cached, target)
 
 
 def _place(cached: Path, target: Path, known: dict[Path, str]) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from jinja2 import Environment, Template
 from markupsafe import Markup
 
-from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product
 from ledgerrate.publish.drilldown_records import (
     Attempt,
     Item,
@@ -236,8 +236,9 @@ def _render_workload(
             digests,
         )
         name = names.get(cell.model, cell.model)
-        page = cache.product("drilldown", key, partial(make, i, cell, name, root))
-        write_plain(docs / rel / "index.md", page)
+        # Linked, not read and written again: 30,000 such pages at ten 215-model editions.
+        page = cache.product_path("drilldown", key, partial(make, i, cell, name, root))
+        place_product(page, docs / rel / "index.md")
     if not workload.cells:
         return 0
     rel = items_dir(edition.id, workload.workload)
@@ -253,7 +254,6 @@ def _render_workload(
         released,
         log_digests,
     )
-    write_plain(
-        docs / rel / "index.md", cache.product("drilldown-items", key, partial(make_items, root))
-    )
+    items = cache.product_path("drilldown-items", key, partial(make_items, root))
+    place_product(items, docs / rel / "index.md")
     return len(workload.cells)

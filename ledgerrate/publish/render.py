@@ -17,10 +17,10 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish import charts, compare, drilldown
 from ledgerrate.publish.assets import write_fonts
-from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html
-from ledgerrate.publish.downloads import DataSection, place_product, write_downloads
+from ledgerrate.publish.downloads import DataSection, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import Edition, load_editions
 from ledgerrate.publish.pages import make_env, render_pages

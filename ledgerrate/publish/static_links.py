@@ -2,7 +2,7 @@
 
 A 215-model edition's data page offers ~6,000 files (every cell's run and grade log, gzip, the
 bundle, the datasets' PDFs), about 350 MB, and they are already hard links to the products
-cache (`publish/downloads.place_product`). mkdocs copies each into the site, byte for byte:
+cache (`publish/cache.place_product`). mkdocs copies each into the site, byte for byte:
 a sixth of its time on such an edition. Linked first, mkdocs' copy finds source and
 destination the same file and leaves it (`File.copy_file` lets plugins write into site_dir).
 

@@ -22,7 +22,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ledgerrate.publish import downloads
-from ledgerrate.publish.cache import BuildCache, key_of, write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, place_product, write_plain
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, WorkloadResult
@@ -115,8 +115,8 @@ def _write_pair(
         return
     label, edition_id, rows = inputs
     key = key_of(label, cache.toolchain(), edition_id, rows)
-    downloads.place_product(cache.product_path(products[0], key, as_json), folder / f"{stem}.json")
-    downloads.place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
+    place_product(cache.product_path(products[0], key, as_json), folder / f"{stem}.json")
+    place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
 
 
 def _workloads_json(edition: EditionResults) -> bytes:

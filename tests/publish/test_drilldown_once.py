@@ -70,3 +70,24 @@ def test_shared_escaping_leaves_every_page_as_plain_escaping_writes_it(
     assert pages
     for rel in pages:
         assert (shared_docs / rel).read_bytes() == (plain_docs / rel).read_bytes(), rel
+
+
+def test_each_page_is_its_cached_entry_linked_not_copied(tmp_path: Path) -> None:
+    """A drill-down page is linked from the cache entry that holds it (ten 215-model editions
+    have 30,000 of them: reading and writing each again cost more than rendering the rest), and
+    an edit made through the link in one build's pages is not what the next build publishes."""
+    root, fixtures = _edition(tmp_path)
+    docs, cells = _render(tmp_path, "docs", root, fixtures)
+    entries = list((tmp_path / "cache-docs" / "products" / "drilldown").iterdir())
+    pages = sorted((docs / "runs").glob("*/*/*/*/index.md"))
+    assert len(pages) == cells == len(entries)
+    for page in pages:
+        assert any(page.samefile(entry) for entry in entries), page
+    page = pages[0]
+    original = page.read_bytes()
+    page.write_bytes(b"edited in place\n")
+    cache = BuildCache.open(tmp_path / "cache-docs")
+    again = tmp_path / "again"
+    render_into(root, again, results_fn=lambda p: fixtures[Path(p).name], cache=cache)
+    assert (again / page.relative_to(docs)).read_bytes() == original
+    assert cache.misses.get("drilldown") == 1
