@@ -14,14 +14,18 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-
-import pyrage
+from typing import TYPE_CHECKING
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import FileProblem, atomic_write_bytes, parse_model, to_json
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import SeedEscrow, SeedFile
+
+# pyrage is imported where a key is read or an escrow sealed or opened, not here: every build
+# imports this module (through the seeds), and most never touch an escrow.
+if TYPE_CHECKING:
+    import pyrage
 
 RECIPIENTS_ENV = "LEDGERRATE_ESCROW_RECIPIENTS"
 IDENTITY_ENV = "LEDGERRATE_OPERATOR_IDENTITY"
@@ -39,6 +43,8 @@ class EscrowUnopened(Exception):
 
 def parse_recipients(text: str, source: str) -> list[str]:
     """Public keys from age's recipients-file format: one per line, `#` comments, blanks."""
+    import pyrage
+
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
@@ -86,6 +92,8 @@ def escrow_recipients(paths: EditionPaths, environ: Mapping[str, str] | None = N
 
 def seal_escrow(paths: EditionPaths, seeds: SeedFile, recipients: list[str]) -> SeedEscrow:
     """Encrypt the seeds to every recipient, write the ciphertext, return what to seal."""
+    import pyrage
+
     keys = [pyrage.x25519.Recipient.from_str(r) for r in recipients]
     ciphertext = pyrage.encrypt(to_json(seeds).encode("utf-8"), keys, armored=True)
     atomic_write_bytes(paths.seed_escrow, ciphertext)
@@ -99,6 +107,8 @@ def identity_path(environ: Mapping[str, str] | None = None) -> Path | None:
 
 
 def _identities(path: Path) -> list[pyrage.x25519.Identity]:
+    import pyrage
+
     # The file's content is secret: no message below may quote it.
     try:
         text = path.read_text(encoding="utf-8")
@@ -130,6 +140,8 @@ def open_escrow(
 
     The caller still checks every seed against its registered commitment.
     """
+    import pyrage
+
     file = paths.root / escrow.file
     if not file.is_file():
         raise EscrowUnopened(f"the escrow {escrow.file} sealed at registration is missing")

@@ -169,9 +169,9 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A fresh checkout's first build on a machine whose cache has every product: the pages
-    are written again, but no chart is drawn, no PDF rendered and no workload imported, so
-    none of matplotlib, weasyprint, pdfplumber or the workload catalogue is loaded (together
-    about a CPU-second, more than the rest of such a build)."""
+    are written again, but no chart is drawn, no PDF rendered, no workload imported and no
+    escrow opened, so none of matplotlib, weasyprint, pdfplumber, the workload catalogue or
+    pyrage is loaded (together about a CPU-second, more than the rest of such a build)."""
     from ledgerrate.publish import build as build_mod
     from tests.publish.factory import write_edition
 
@@ -188,6 +188,7 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
         "pdfplumber",
         "ledgerrate.workloads.catalogue",
         "ledgerrate.publish.pdf",
+        "pyrage",
     )
     out = tmp_path / "out-2"
     assert _loaded_by_a_build(root, out, cache, modules) == []
