@@ -50,6 +50,10 @@ def factory(spec: ModelSpec, client: object, api_key: str) -> Slow:
 
 
 if __name__ == "__main__":
+    # Ctrl-C in a terminal reaches a process whose SIGINT is Python's default. A suite started
+    # in the background (`make test &`) hands its children SIGINT ignored, which Python keeps,
+    # and the interrupt test would then see the run finish instead.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     root = Path(sys.argv[1])
     LOG = root.parent / "answered.log"
     CRASH_AFTER = int(os.environ.get("CRASH_AFTER", "0"))
