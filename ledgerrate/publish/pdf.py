@@ -16,11 +16,11 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish.card import DISCLAIMER, rate_card
+from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
 from ledgerrate.publish.card_html import ASSETS, SIZES, render_ratecard_html
 from ledgerrate.schema import EditionManifest, EditionResults
 
-__all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "render_ratecard_pdf"]
+__all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "ratecard_pdf", "render_ratecard_pdf"]
 
 
 class RefusingFetcher(URLFetcher):
@@ -52,7 +52,12 @@ def render_ratecard_pdf(
     provisional: bool = False,
 ) -> Path:
     """Write the edition's one-page rate card PDF to `out` atomically and return its path."""
-    card = rate_card(results, manifest, provisional=provisional)
+    atomic_write_bytes(out, ratecard_pdf(rate_card(results, manifest, provisional=provisional)))
+    return out
+
+
+def ratecard_pdf(card: RateCard) -> bytes:
+    """The card as a one-page PDF, at the largest type size that keeps it on one page."""
     for size in SIZES:
         document = HTML(
             string=render_ratecard_html(card, size),
@@ -63,9 +68,7 @@ def render_ratecard_pdf(
             break
     else:
         raise UsageProblem(
-            f"edition {results.edition}: the rate card does not fit on one A4 page even at "
+            f"edition {card.edition}: the rate card does not fit on one A4 page even at "
             f"{SIZES[-1]} pt; shorten the workload units or model names in edition.yaml"
         )
-    pdf = document.write_pdf(pdf_variant="pdf/ua-1", pdf_tags=True, uncompressed_pdf=False)
-    atomic_write_bytes(out, pdf)
-    return out
+    return document.write_pdf(pdf_variant="pdf/ua-1", pdf_tags=True, uncompressed_pdf=False)

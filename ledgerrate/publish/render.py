@@ -140,12 +140,7 @@ def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:
         # rate cards all come from the cache never needs it.
         from ledgerrate.publish import pdf
 
-        with tempfile.TemporaryDirectory(prefix="ledgerrate-pdf-") as scratch:
-            out = Path(scratch) / "ratecard.pdf"
-            pdf.render_ratecard_pdf(
-                edition.results, edition.manifest, out, provisional=edition.provisional
-            )
-            return out.read_bytes()
+        return pdf.ratecard_pdf(card)  # the card the key was made from, not made again
 
     key = key_of("ratecard", cache.toolchain(), html)
     place_product(cache.product_path("ratecard", key, make), target)
