@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
-from scipy.stats import norm
 
 from ledgerrate.metrics.money import usd_from_float
 from ledgerrate.schema import Interval
@@ -37,6 +37,19 @@ def keyed_rng(seed: int, *key: str) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, _digest32("|".join(key))]))
 
 
+@cache
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile of `confidence`, from scipy (the stdlib's NormalDist
+    differs in the last bit for most arguments, and the published bounds are bit-exact).
+
+    Imported here, not at the top: scipy.stats takes most of a second to import, and every
+    command that loads the metrics (a warm build with its figures cached, `run`, `verify`
+    before its first cell) would pay it without computing an interval."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
+
+
 def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval for k successes in n trials.
 
@@ -47,7 +60,7 @@ def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float
         raise ValueError("n must be positive")
     if not 0 <= k <= n:
         raise ValueError("k must be between 0 and n")
-    z = float(norm.ppf(1 - (1 - confidence) / 2))
+    z = _z(confidence)
     p = k / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom

@@ -160,7 +160,7 @@ def test_a_no_change_build_does_not_load_the_renderers(
     out = tmp_path / "out"
     build_mod.build_site(root, out, cache_dir=tmp_path)
     index = (out / "site" / "index.html").stat().st_mtime_ns
-    modules = ("matplotlib", "weasyprint", "jinja2", "mkdocs")
+    modules = ("matplotlib", "weasyprint", "jinja2", "mkdocs", "scipy.stats")
     assert _loaded_by_a_build(root, out, tmp_path, modules) == []
     assert (out / "site" / "index.html").stat().st_mtime_ns == index  # nothing rebuilt
 
@@ -170,8 +170,9 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
 ) -> None:
     """A fresh checkout's first build on a machine whose cache has every product: the pages
     are written again, but no chart is drawn, no PDF rendered, no workload imported and no
-    escrow opened, so none of matplotlib, weasyprint, pdfplumber, the workload catalogue or
-    pyrage is loaded (together about a CPU-second, more than the rest of such a build)."""
+    escrow opened, and no interval computed (the figures are cached), so none of matplotlib,
+    weasyprint, pdfplumber, the workload catalogue, pyrage or scipy.stats is loaded (together
+    about two CPU-seconds, more than the rest of such a build)."""
     from ledgerrate.publish import build as build_mod
     from tests.publish.factory import write_edition
 
@@ -189,6 +190,7 @@ def test_a_new_build_folder_on_a_warm_cache_does_not_load_the_renderers(
         "ledgerrate.workloads.catalogue",
         "ledgerrate.publish.pdf",
         "pyrage",
+        "scipy.stats",
     )
     out = tmp_path / "out-2"
     assert _loaded_by_a_build(root, out, cache, modules) == []
