@@ -108,3 +108,27 @@ def test_scheme_2_spells_integers_beyond_doubles_as_strings() -> None:
     assert canonical_json({"seed": big, "n": 2**53 - 1, "t": True}, 2) == (
         '{"n":9007199254740991,"seed":"5633862341734979321","t":true}'
     )
+
+
+def test_source_hash_follows_an_edit_of_the_file_it_remembered(tmp_path: Path) -> None:
+    """A grader's hash is remembered per process, but an edit to its file (another mtime or
+    size) is read again: a remembered text must never outlive the source it came from."""
+    import importlib.util
+    import os
+
+    from ledgerrate.hashing import sha256_text, source_hash
+
+    path = tmp_path / "grader_under_edit.py"
+    path.write_text("def grade(x):\n    return x > 1\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("grader_under_edit", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    first = source_hash(module)
+    assert first == sha256_text(path.read_text(encoding="utf-8"))
+    assert source_hash(module) == first
+
+    path.write_text("def grade(x):\n    return x > 2\n", encoding="utf-8")  # same size
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert source_hash(module) == sha256_text(path.read_text(encoding="utf-8")) != first
