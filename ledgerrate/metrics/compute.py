@@ -9,7 +9,13 @@ from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, cell_result
 from ledgerrate.metrics.grouped import assemble_cells
-from ledgerrate.metrics.intervals import DEFAULT_REPS, edition_seed, keyed_rng
+from ledgerrate.metrics.intervals import (
+    CONFIDENCE,
+    DEFAULT_REPS,
+    edition_seed,
+    keyed_rng,
+    z_quantile,
+)
 from ledgerrate.metrics.load import CellKey, EditionInputs
 from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
 from ledgerrate.metrics.routing import Arm, routing_verdict
@@ -133,6 +139,7 @@ def compute_results(
     # Looked up here, before the workers fork: the registry's lookup imports every workload
     # (0.4 CPU-seconds), once in this process rather than once in each worker.
     metas = {entry.id: lookup(entry.id) for entry in manifest.workloads}
+    z_quantile(CONFIDENCE)  # and scipy.stats, imported on first use, for the same reason
     return EditionResults(
         edition=manifest.id,
         date=manifest.date,

@@ -38,13 +38,15 @@ def keyed_rng(seed: int, *key: str) -> np.random.Generator:
 
 
 @cache
-def _z(confidence: float) -> float:
+def z_quantile(confidence: float) -> float:
     """The two-sided normal quantile of `confidence`, from scipy (the stdlib's NormalDist
     differs in the last bit for most arguments, and the published bounds are bit-exact).
 
     Imported here, not at the top: scipy.stats takes most of a second to import, and every
     command that loads the metrics (a warm build with its figures cached, `run`, `verify`
-    before its first cell) would pay it without computing an interval."""
+    before its first cell) would pay it without computing an interval. Code that computes
+    intervals in forked workers calls this first, so they inherit scipy instead of each
+    importing it."""
     from scipy.stats import norm
 
     return float(norm.ppf(1 - (1 - confidence) / 2))
@@ -60,7 +62,7 @@ def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float
         raise ValueError("n must be positive")
     if not 0 <= k <= n:
         raise ValueError("k must be between 0 and n")
-    z = _z(confidence)
+    z = z_quantile(confidence)
     p = k / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
