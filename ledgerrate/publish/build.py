@@ -45,14 +45,20 @@ class WarningLines(logging.Handler):
 
 
 def run_mkdocs(
-    docs: Path, site: Path, config: Path | None = None, site_url: str | None = None
+    docs: Path,
+    site: Path,
+    config: Path | None = None,
+    site_url: str | None = None,
+    cache: BuildCache | None = None,
 ) -> None:
     """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
-    mkdocs.yml unless given); warnings become errors."""
+    mkdocs.yml unless given); warnings become errors. With a `cache`, the theme's templates are
+    compiled once per toolchain, not once per build."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    from ledgerrate.publish.compiled_templates import CompiledTheme
     from ledgerrate.publish.nav import apply_nav
     from ledgerrate.publish.parallel_pages import ParallelPages
     from ledgerrate.publish.raw_html import RawHtml
@@ -83,6 +89,8 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-static-links"] = StaticLinks(beside=True)  # type: ignore[assignment]
         cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
+        if cache is not None:
+            cfg.plugins["ledgerrate-compiled-theme"] = CompiledTheme(cache)  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:
@@ -207,7 +215,7 @@ def build_site(
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
-                run_engine(engine, staging / "docs", staging / "site", site_url)
+                run_engine(engine, staging / "docs", staging / "site", site_url, cache)
                 # 4. publish: swap the new docs and site into place
                 _swap(staging / "docs", out / "docs", staging / "old-docs")
                 _swap(staging / "site", out / "site", staging / "old-site")
@@ -219,9 +227,15 @@ def build_site(
     return out / "site"
 
 
-def run_engine(engine: str, docs: Path, site: Path, site_url: str | None = None) -> None:
+def run_engine(
+    engine: str,
+    docs: Path,
+    site: Path,
+    site_url: str | None = None,
+    cache: BuildCache | None = None,
+) -> None:
     if engine == "mkdocs":
-        run_mkdocs(docs, site, site_url=site_url)
+        run_mkdocs(docs, site, site_url=site_url, cache=cache)
     elif engine == "zensical":
         if site_url:
             raise UsageProblem("--site-url is applied by the mkdocs engine only; drop one")

@@ -13,8 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
-from jinja2.bccache import Bucket
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ledgerrate.forked import batches
@@ -22,9 +21,10 @@ from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
 from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
 from ledgerrate.publish import errata as errata_mod
-from ledgerrate.publish.cache import BuildCache, key_of, map_cached, write_plain
+from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
+from ledgerrate.publish.compiled_templates import CompiledTemplates
 from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
@@ -40,31 +40,12 @@ ANSWER_LIMIT = 4000
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
 
 
-class _CompiledTemplates(BytecodeCache):
-    """Compiled templates as products of the build cache: keyed by the template's source and the
-    toolchain (code, jinja's version), checked against their digest like every product."""
-
-    def __init__(self, cache: BuildCache) -> None:
-        self.cache = cache
-
-    def _key(self, bucket: Bucket) -> str:
-        return key_of("jinja", self.cache.toolchain(), bucket.key, bucket.checksum)
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        found = self.cache.stored("jinja", self._key(bucket))
-        if found is not None:
-            bucket.bytecode_from_string(found.read_bytes())
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self.cache.product_path("jinja", self._key(bucket), bucket.bytecode_to_string)
-
-
 def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     """The pages' jinja environment; with a `cache`, templates are compiled once per toolchain,
     not once per build."""
     env = Environment(
         loader=FileSystemLoader(templates),
-        bytecode_cache=_CompiledTemplates(cache) if cache is not None else None,
+        bytecode_cache=CompiledTemplates(cache) if cache is not None else None,
         autoescape=False,  # markdown, not HTML: `finalize` does the escaping
         finalize=finalize,
         undefined=StrictUndefined,

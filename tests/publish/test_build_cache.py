@@ -205,7 +205,9 @@ def test_unchanged_rebuild_does_nothing_and_a_change_rebuilds(
     engines: list[Path] = []
     real = build_mod.run_engine
     monkeypatch.setattr(
-        build_mod, "run_engine", lambda e, d, s, u=None: (engines.append(d), real(e, d, s, u))
+        build_mod,
+        "run_engine",
+        lambda e, d, s, u=None, c=None: (engines.append(d), real(e, d, s, u, c)),
     )
     out = tmp_path / "out"
     build_mod.build_site(root, out)

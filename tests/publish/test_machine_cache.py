@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,6 +129,39 @@ def test_compiled_templates_are_reused_until_a_template_changes(tmp_path: Path) 
     third = BuildCache.open(tmp_path / "cache")
     make_env(templates, third).get_template(names[0])
     assert third.misses == {"jinja": 1} and third.hits == {}
+
+
+def test_the_theme_templates_are_compiled_once_per_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mkdocs makes a new jinja environment for every build; with the build cache, the second
+    build compiles none of the theme's page templates, and its site is byte for byte the
+    first's."""
+    import jinja2
+
+    from ledgerrate.publish.build import run_mkdocs
+    from tests.publish.factory import rendered_two_editions
+
+    docs = rendered_two_editions(tmp_path, monkeypatch)
+    compiled: list[str | None] = []
+    real = jinja2.Environment.compile
+
+    def counting(self: jinja2.Environment, source: Any, name: str | None = None, *a: Any, **k: Any):
+        compiled.append(name)
+        return real(self, source, name, *a, **k)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    monkeypatch.setenv("LEDGERRATE_WORKERS", "1")  # every page written (and counted) here
+    run_mkdocs(docs, tmp_path / "first", cache=BuildCache.open(tmp_path / "cache"))
+    assert {"main.html", "base.html", "partials/nav.html"} <= set(compiled)
+    compiled.clear()
+    again = BuildCache.open(tmp_path / "cache")
+    run_mkdocs(docs, tmp_path / "second", cache=again)
+    # Only the search plugin's translations: it makes environments of its own, outside
+    # mkdocs' `on_env`, for two small templates.
+    assert set(compiled) <= {"partials/language.html", "partials/languages/en.html"}
+    assert again.hits.get("jinja", 0) >= 3
+    assert tree_bytes(tmp_path / "second") == tree_bytes(tmp_path / "first")
 
 
 def _loaded_by_a_build(
