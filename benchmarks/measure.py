@@ -88,8 +88,8 @@ os.environ.setdefault("LEDGERRATE_CACHE_DIR", {out!r} + ".cache")
 from ledgerrate.publish import build as b
 engine_cpu = [0.0]
 real = b.run_engine
-def timed(engine, docs, site, site_url=None):
-    t = time.process_time(); real(engine, docs, site, site_url)
+def timed(*args, **kwargs):
+    t = time.process_time(); real(*args, **kwargs)
     engine_cpu[0] += time.process_time() - t
 b.run_engine = timed
 t = cpu()
