@@ -130,10 +130,11 @@ _SOURCES: dict[Any, tuple[tuple[int, int], str]] = {}
 
 
 def _source(obj: Any) -> str:
-    """`inspect.getsource(obj)`, read again only when its file changed (the test `linecache`
-    applies too). Every figure computation checks each grade's grader against every revision of
-    its workload, and finding a function's extent tokenizes its module: a fifth of the metrics'
-    time on the bundled editions, repeated for every edition and every build in a process."""
+    """`inspect.getsource(obj)`, read again only when its file's (mtime, size) changed, the same
+    test `linecache` applies. Every figure computation checks each grade's grader against every
+    revision of its workload, and finding a function's extent tokenizes its module: a fifth of
+    the metrics' time on the bundled editions, repeated for every edition and build in a
+    process."""
     try:
         stat = os.stat(inspect.getsourcefile(obj) or "")
         stamp = (stat.st_mtime_ns, stat.st_size)
