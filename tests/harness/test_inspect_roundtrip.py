@@ -18,8 +18,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from inspect_ai import __version__ as inspect_version
-from inspect_ai.log import read_eval_log, write_eval_log
 
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import read_jsonl
@@ -29,6 +27,9 @@ from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.run import bodies
 from ledgerrate.schema import RunRecord
 from tests.harness.roundtrip import MODEL, WORKLOAD, Bench
+
+# inspect_ai is imported by the tests that read it, not at collection: importing it costs about
+# 2 CPU-seconds, which every xdist worker paid although one runs this module.
 
 # A module-scoped edition is registered, run and evaluated by Inspect once; the first test of
 # the module pays for it (about ten minutes on a loaded 2-core machine), hence the timeout.
@@ -87,6 +88,8 @@ def test_ingested_figures_equal_a_direct_run(bench, direct, ingested) -> None:
         assert came["tokens"] == ran["tokens"]
         assert came["cost_basis"] == ran["cost_basis"] == "measured"
         assert came["infra_excluded_attempts"] == ran["infra_excluded_attempts"] == 0
+    from inspect_ai import __version__ as inspect_version
+
     # Every record was ingested and says from where: the log's sha256, Inspect's version.
     logs = {p.name: sha256_bytes(p.read_bytes()) for p in (bench.work / "logs").rglob("*.eval")}
     for mode in MODES:
@@ -131,6 +134,8 @@ def test_ingesting_a_log_twice_adds_nothing(bench, inspect_logs, ingested) -> No
 
 
 def _tampered(bench: Bench, log: Path, name: str, change) -> Path:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
     data = read_eval_log(str(log), resolve_attachments=True)
     change(data)
     target = bench.work / "tampered" / f"{name}.eval"
