@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 # different dataset and fail `verify`. `make lock` refreshes it from pyproject.toml.
 LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | sha256sum | cut -c1-12)
-# uv installs the locks: about 2 s for the main lock from its cache, where pip took about 40 s
+# uv installs the locks: about 2 s for the main lock from its cache, where pip took 40 to 50 s
 # (the same wheels: identical versions, tags and compiled libraries, compared side by side). uv
 # is itself pinned in the lock; the system's pip (`--python`, pip 22.3 or newer) puts that
 # version into the new venv, which is made without pip (the lock's own pip comes with the rest).
