@@ -7,6 +7,7 @@ for the metrics stage so page rendering can be tested on known figures.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -345,23 +346,51 @@ def write_edition(
 def write_two_editions(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reference-only edition and one with released seeds under `root`, their hand-built
     results standing in for computed ones (while `monkeypatch` lasts)."""
+    _stand_in(_two_editions(root), monkeypatch)
+
+
+def _two_editions(root: Path) -> dict[str, Any]:
+    return {
+        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
+        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
+    }
+
+
+def _stand_in(fixtures: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     # Here, not at the top: the loader brings in the metrics stack (scipy), and most tests that
     # import this module never build a site.
     from ledgerrate.publish import load as load_mod
 
-    fixtures = {
-        "2026-04": write_edition(root, "2026-04", "2026-04-01", reference_only=True),
-        "2026-07": write_edition(root, "2026-07", "2026-07-01", release_seeds=True),
-    }
     monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
 
 
+# The two editions as `rendered_two_editions` first rendered them in this test process: the
+# folder holding `editions` and `docs`, and the results standing in for computed ones.
+_RENDERED: list[tuple[Path, dict[str, Any]]] = []
+
+
 def rendered_two_editions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`write_two_editions` under `tmp_path/editions`, rendered: the docs folder mkdocs builds."""
+    """`write_two_editions` under `tmp_path/editions`, rendered: the docs folder mkdocs builds.
+
+    Rendered once per test process, into a folder of its own beside the tests' folders, and
+    copied into each caller's `tmp_path`: the callers build these docs with mkdocs in different
+    ways and compare the sites, so the rendering is input, not what they test (rendering is
+    tests/publish/test_site_build.py's). Rendering again cost each of about fifteen tests some
+    2.5 CPU-seconds; a copy of the two folders costs a few milliseconds, and each caller still
+    has its own files to write into and link from."""
     from ledgerrate.publish.render import render_into
 
-    write_two_editions(tmp_path / "editions", monkeypatch)
-    render_into(tmp_path / "editions", tmp_path / "docs")
+    if not _RENDERED:
+        master = tmp_path.parent / "two-editions-rendered"
+        fixtures = _two_editions(master / "editions")
+        with pytest.MonkeyPatch.context() as patch:
+            _stand_in(fixtures, patch)
+            render_into(master / "editions", master / "docs")
+        _RENDERED.append((master, fixtures))
+    master, fixtures = _RENDERED[0]
+    for folder in ("editions", "docs"):
+        shutil.copytree(master / folder, tmp_path / folder, symlinks=True)
+    _stand_in(fixtures, monkeypatch)
     return tmp_path / "docs"
 
 
