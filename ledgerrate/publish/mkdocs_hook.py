@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.publish.cache import BuildCache
+from ledgerrate.publish.compiled_templates import CompiledTemplates
 from ledgerrate.publish.raw_html import RawHtml
 from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_markdown import SharedMarkdown
@@ -19,13 +21,19 @@ from ledgerrate.publish.static_links import StaticLinks
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
+# The products cache this hook rendered with, for the theme's compiled templates (`on_env`).
+# None under `ledgerrate build`, whose own plugin hands the theme its cache.
+_cache: BuildCache | None = None
+
 
 def on_config(config: Any) -> Any:
+    global _cache
     from ledgerrate.publish.nav import apply_nav
 
+    _cache = None
     if os.environ.get(SKIP_RENDER_ENV) != "1":
         from ledgerrate.gc_policy import for_batch_work
-        from ledgerrate.publish.cache import BuildCache, machine_cache_dir
+        from ledgerrate.publish.cache import machine_cache_dir
         from ledgerrate.publish.render import render_docs
 
         # mkdocs.yml names an existing folder as docs_dir (mkdocs checks it before any hook
@@ -42,6 +50,7 @@ def on_config(config: Any) -> Any:
         render_docs(root / "editions", docs, cache=cache)
         cache.save()
         config.docs_dir = str(docs)
+        _cache = cache
     apply_nav(config)
     return _shared_markdown.on_config(config)
 
@@ -72,6 +81,10 @@ on_page_content = _shared_frame.on_page_content
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
+    if _cache is not None:
+        # mkdocs makes a new environment on every build, and `mkdocs serve` builds on every
+        # change: the theme's templates are compiled once per toolchain, as under our build.
+        env.bytecode_cache = CompiledTemplates(_cache)
     env = _shared_nav.on_env(env, config=config, files=files)
     env = _shared_frame.on_env(env, config=config, files=files)
     return _static_links.on_env(env, config=config, files=files)
