@@ -94,14 +94,15 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(LINT)
 
+# uv resolves the locks too; an existing lock's pins are kept unless the project's own
+# requirements no longer allow them.
+COMPILE := $(BIN)/uv pip compile -q --python $(BIN)/python --custom-compile-command "make lock"
+
 lock: $(STAMP)
-	$(BIN)/pip-compile -q --extra dev --strip-extras --no-emit-index-url --no-emit-find-links \
-		--allow-unsafe -o $(LOCK) pyproject.toml
-	$(BIN)/pip-compile -q --extra dev --extra local --strip-extras --no-emit-index-url \
-		--no-emit-find-links --allow-unsafe -o $(LOCAL_LOCK) pyproject.toml
+	$(COMPILE) --extra dev -o $(LOCK) pyproject.toml
+	$(COMPILE) --extra dev --extra local -o $(LOCAL_LOCK) pyproject.toml
 	grep -v '^python-dateutil==' $(LOCK) > $(VENV)/inspect-constraints.txt
-	$(BIN)/pip-compile -q --extra dev --extra inspect --strip-extras --no-emit-index-url \
-		--no-emit-find-links --allow-unsafe -c $(VENV)/inspect-constraints.txt \
+	$(COMPILE) --extra dev --extra inspect -c $(VENV)/inspect-constraints.txt \
 		-o $(INSPECT_LOCK) pyproject.toml
 
 clean:
