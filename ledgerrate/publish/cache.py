@@ -165,6 +165,10 @@ class BuildCache:
     # The products' checked digests (`entries.json`), read at the first product looked up: a
     # build that changes nothing never needs them.
     _entries_read: bool = False
+    # Registered dataset hash -> why it could not be regenerated in this build: asked again
+    # (an edition's downloads after `regenerate_released`), it fails at once, not after
+    # rendering its files a second time.
+    _unmade: dict[str, Exception] = field(default_factory=dict)
 
     @classmethod
     def open(cls, root: Path, index: Path | None = None) -> BuildCache:
@@ -372,10 +376,16 @@ class BuildCache:
             # test workers) would each spend its generation; the second waits for the first
             # and reads what it wrote. One lock per dataset, so a parallel build's workers,
             # each on its own workload, never wait for one another.
+            if registered_hash in self._unmade:
+                raise self._unmade[registered_hash]
             with _dataset_lock(folder):
                 found = self._read_dataset(folder, registered_hash, extras_key)
                 if found is None:
-                    return self._make_dataset(folder, registered_hash, extras_key, make, scheme)
+                    try:
+                        return self._make_dataset(folder, registered_hash, extras_key, make, scheme)
+                    except Exception as failed:
+                        self._unmade[registered_hash] = failed
+                        raise
         self.hits["dataset"] = self.hits.get("dataset", 0) + 1
         return found
 

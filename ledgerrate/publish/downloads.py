@@ -8,6 +8,7 @@ match, and are hard-linked from it rather than copied.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -141,59 +142,81 @@ def seed_checks(edition: Edition) -> list[SeedCheck]:
     return checks
 
 
-def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]:
-    """Dataset files (e.g. invoice PDFs) of released seeds: from the cache entry of the
+# Why a released dataset may not be published: a note on the data page, not a failed build.
+_NOT_REGENERATED = (UsageProblem, FileProblem, KeyError, ImportError, ValueError)
+
+
+def regenerate_released(editions: Sequence[Edition], cache: BuildCache) -> None:
+    """Put every released dataset of `editions` that the cache lacks into it, before the
+    editions' downloads are written side by side (`_dataset_files` then reads them back).
+
+    Here, not in an edition's worker, because the work is in one dataset's files: a board
+    pack's 75 PDFs, about half a second each, were rendered one after another in the worker
+    of the one edition that released them (36 of a cold build's 40 CPU-seconds). Here its
+    items are spread over every CPU. A dataset that cannot be regenerated is left to
+    `_dataset_files`, which notes why on the data page; the cache remembers the failure, so
+    it is not attempted twice."""
+    for edition in editions:
+        for workload in sorted(edition.seeds.seeds if edition.seeds else {}):
+            with contextlib.suppress(*_NOT_REGENERATED):
+                _released_dataset(edition, workload, cache)
+
+
+def _released_dataset(edition: Edition, workload: str, cache: BuildCache) -> dict[str, bytes]:
+    """The files of one released dataset (`item/name` → bytes): from the cache entry of the
     registered dataset hash, or regenerated (and proved to be the registered dataset)."""
-    seeds = edition.seeds
-    if seeds is None:
-        return []
-    registered = edition.registration.workloads if edition.registration else {}
+    assert edition.seeds is not None
+    sealed = edition.registration.workloads.get(workload) if edition.registration else None
+    if sealed is None:
+        raise UsageProblem(f"workload {workload} is not registered")
+    # The released seed must open the registered commitment before anything is published as
+    # this edition's dataset, cached or not.
+    verified_seed(edition.seeds, workload, sealed.seed_commitment)
     # What renders files beyond the hashed content: the workload code, synth, the PDF stack.
     renderer = key_of(
         cache.tree_digest([PACKAGE / "workloads", PACKAGE / "synth"]),
         build_dataset.__module__,
         stack_versions(),
     )
-    scheme = edition.registration.hash_scheme if edition.registration else 1
+    return cache.dataset(
+        sealed.dataset_hash,
+        key_of(renderer, workload),
+        partial(_regenerate, edition.paths.root, workload),
+        edition.registration.hash_scheme if edition.registration else 1,
+    )
 
-    def publish(workload: str) -> str | None:
-        """Write one workload's dataset files into `dest`; a note when it cannot be."""
-        sealed = registered.get(workload)
+
+def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]:
+    """Dataset files (e.g. invoice PDFs) of released seeds, written into `dest`; a note for
+    each that cannot be."""
+    if edition.seeds is None:
+        return []
+    notes = []
+    for workload in sorted(edition.seeds.seeds):
         try:
-            if sealed is None:
-                raise UsageProblem(f"workload {workload} is not registered")
-            # The released seed must open the registered commitment before anything is
-            # published as this edition's dataset, cached or not.
-            verified_seed(seeds, workload, sealed.seed_commitment)
-            files = cache.dataset(
-                sealed.dataset_hash,
-                key_of(renderer, workload),
-                partial(_regenerate, edition.paths.root, workload),
-                scheme,
-            )
-        except (UsageProblem, FileProblem, KeyError, ImportError, ValueError) as problem:
-            return f"{workload}: dataset not regenerated: {problem}"
+            files = _released_dataset(edition, workload, cache)
+        except _NOT_REGENERATED as problem:
+            notes.append(f"{workload}: dataset not regenerated: {problem}")
+            continue
         for rel, data in sorted(files.items()):
             write_plain(dest / "datasets" / workload / rel, data)
-        return None
-
-    # A workload per worker (ledgerrate/forked.py): regenerating one renders its PDFs, seconds
-    # each; the files are written by the worker, so only the note comes back.
-    notes = map_cached(publish, sorted(seeds.seeds), cache)
-    return [note for note in notes if note is not None]
+    return notes
 
 
 def _regenerate(root: Path, workload: str) -> tuple[dict[str, Any], dict]:
     dataset = dataset_for(root, workload)
-    # Some workloads render their PDFs on demand from the item text (the dataset hash
-    # covers that text); publication is where they are wanted.
-    render_more = _on_demand_files(workload)
     files: dict[str, bytes] = {}
     for item in dataset.items:
-        mine = dict(item.files)
-        if render_more is not None:
-            mine.update(render_more(item))
-        files.update({f"{item.id}/{name}": data for name, data in mine.items()})
+        files.update({f"{item.id}/{name}": data for name, data in item.files.items()})
+    # Some workloads render their PDFs on demand from the item text (the dataset hash covers
+    # that text); publication is where they are wanted. Item by item on every CPU (one worker
+    # per CPU unless this already is one).
+    render_more = _on_demand_files(workload)
+    if render_more is not None:
+        for item, more in zip(
+            dataset.items, forked.map_forked(render_more, dataset.items), strict=True
+        ):
+            files.update({f"{item.id}/{name}": data for name, data in more.items()})
     content = {
         "workload": dataset.workload,
         "items": [item.content() for item in dataset.items],

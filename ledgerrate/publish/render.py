@@ -20,7 +20,7 @@ from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html
-from ledgerrate.publish.downloads import DataSection, write_downloads
+from ledgerrate.publish.downloads import DataSection, regenerate_released, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import Edition, load_editions
 from ledgerrate.publish.pages import make_env, render_pages
@@ -96,6 +96,7 @@ def render_into(
         _ratecard(edition, dest / "ratecard.pdf", cache)
         return write_downloads(edition, dest, cache)
 
+    regenerate_released(editions, cache)  # before the editions fork: see its docstring
     written = map_cached(downloads, editions, cache, fork=fork)
     sections = {edition.id: section for edition, section in zip(editions, written, strict=True)}
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical

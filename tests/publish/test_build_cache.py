@@ -11,9 +11,10 @@ import pytest
 
 from ledgerrate.hashing import canonical_json, sha256_bytes
 from ledgerrate.publish import cache as cache_mod
+from ledgerrate.publish import downloads as downloads_mod
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.cache import BuildCache, key_of
-from ledgerrate.publish.downloads import write_downloads
+from ledgerrate.publish.downloads import regenerate_released, write_downloads
 from ledgerrate.publish.load import load_edition
 from ledgerrate.testing.reference_edition import build_reference_edition
 
@@ -112,6 +113,64 @@ def test_corrupt_cached_dataset_is_detected_and_rebuilt(edition: Path, tmp_path:
     assert _downloads(edition, tmp_path / "two", again) == first
     assert again.misses == {"dataset": 1}
     assert sha256_bytes((entry / "content.json").read_bytes()) == entry.name
+
+
+def test_released_datasets_are_made_before_the_downloads_and_read_back_by_them(
+    edition: Path, tmp_path: Path
+) -> None:
+    """A build regenerates released datasets first (their files spread over every CPU), and
+    each edition's downloads then read them from the cache: the same files as without."""
+    alone = _downloads(edition, tmp_path / "alone", BuildCache.open(tmp_path / "one"))
+    cache = BuildCache.open(tmp_path / "two")
+    regenerate_released([load_edition(edition)], cache)
+    assert cache.misses == {"dataset": 1} and cache.hits == {}
+    assert _downloads(edition, tmp_path / "after", cache) == alone
+    assert cache.misses["dataset"] == 1 and cache.hits["dataset"] == 1
+
+
+def test_a_dataset_that_cannot_be_regenerated_is_tried_once_per_build(
+    edition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the registered dataset: nothing published or cached, a note on the data page, and
+    the failed generation is not spent again for the downloads."""
+    made: list[str] = []
+
+    def wrong(root: Path, workload: str) -> tuple[dict[str, object], dict[str, bytes]]:
+        made.append(workload)
+        return {"workload": workload, "items": [], "shared": {}}, {}
+
+    monkeypatch.setattr(downloads_mod, "_regenerate", wrong)
+    cache = BuildCache.open(tmp_path / "cache")
+    loaded = load_edition(edition)
+    regenerate_released([loaded], cache)
+    section = write_downloads(loaded, tmp_path / "out", cache)
+    assert made == [WORKLOAD]
+    (note,) = section.dataset_notes
+    assert note.startswith(f"{WORKLOAD}: dataset not regenerated: dataset content does not hash")
+    # Its card (what was registered) is published; none of the regenerated files.
+    published = tmp_path / "out" / "datasets" / WORKLOAD
+    assert [p.name for p in published.rglob("*")] == ["card.json"]
+    assert not [e for e in (tmp_path / "cache" / "datasets").iterdir() if e.name[0] != "."]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_files_rendered_on_demand_join_their_items_in_order(
+    edition: Path, workers: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files a workload renders from each item's text (board packs' PDFs) are rendered item
+    by item on every CPU and published under their own item, the same with one worker or two."""
+
+    def rendered(item: object) -> dict[str, bytes]:
+        return {"pack.pdf": f"%PDF {item.id}".encode()}  # type: ignore[attr-defined]
+
+    monkeypatch.setenv("LEDGERRATE_WORKERS", workers)
+    monkeypatch.setattr(downloads_mod, "_on_demand_files", lambda workload: rendered)
+    content, files = downloads_mod._regenerate(edition, WORKLOAD)
+    ids = [item["id"] for item in content["items"]]
+    assert len(ids) > 2
+    assert {rel: data for rel, data in files.items() if rel.endswith("/pack.pdf")} == {
+        f"{i}/pack.pdf": f"%PDF {i}".encode() for i in ids
+    }
 
 
 def test_damaged_product_is_remade(tmp_path: Path) -> None:
