@@ -25,7 +25,7 @@ export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 unexport PYTHONDONTWRITEBYTECODE
 
 # The `local` extra (a self-hosted model for the slow local-server test): llama-cpp-python is
-# built from source, about 12 CPU-minutes once, then cached as a wheel by uv. Portable CPU
+# built from source, about 12 CPU-minutes once, then cached as a wheel by uv (see below). Portable CPU
 # flags: a native build can emit instructions (AMX) that a VM's kernel refuses at run time.
 LOCAL_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 LOCAL_LOCK  := requirements-local.lock
@@ -55,8 +55,14 @@ site: $(STAMP)
 	$(BIN)/ledgerrate build --editions editions --out build
 	@echo "preview: $(BIN)/mkdocs serve, or python3 -m http.server -d build/site 8000 and open http://127.0.0.1:8000/"
 
+# Offline first: uv keeps a wheel it built under the cache revision of the source it built it
+# from, and a new download of that source (when uv's cached response for it has gone stale)
+# starts a new revision without the wheel. Here one `make lock` and then one install each did,
+# and that install built llama.cpp again (8 minutes). Offline, uv installs what it already holds;
+# only when it lacks something (a new machine, a new pin) does the online install run.
 $(LOCAL_STAMP): $(STAMP) $(LOCAL_LOCK)
-	CMAKE_ARGS="$(LOCAL_CMAKE)" $(INSTALL) -r $(LOCAL_LOCK)
+	CMAKE_ARGS="$(LOCAL_CMAKE)" $(INSTALL) --offline -r $(LOCAL_LOCK) 2>/dev/null || \
+		CMAKE_ARGS="$(LOCAL_CMAKE)" $(INSTALL) -r $(LOCAL_LOCK)
 	rm -f $(VENV)/.local-*
 	touch $(LOCAL_STAMP)
 
