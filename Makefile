@@ -25,8 +25,9 @@ export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 unexport PYTHONDONTWRITEBYTECODE
 
 # The `local` extra (a self-hosted model for the slow local-server test): llama-cpp-python is
-# built from source, about 12 CPU-minutes once, then cached as a wheel by uv (see below). Portable CPU
-# flags: a native build can emit instructions (AMX) that a VM's kernel refuses at run time.
+# built from source, about 12 CPU-minutes once, then cached as a wheel by uv (see below).
+# Portable CPU flags: a native build can emit instructions (AMX) that a VM's kernel refuses at
+# run time.
 LOCAL_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 LOCAL_LOCK  := requirements-local.lock
 LOCAL_STAMP := $(VENV)/.local-$(shell cat $(LOCAL_LOCK) | sha256sum | cut -c1-12)

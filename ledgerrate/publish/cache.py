@@ -372,12 +372,12 @@ class BuildCache:
         folder = self.root / "datasets" / registered_hash
         found = self._read_dataset(folder, registered_hash, extras_key)
         if found is None:
+            if registered_hash in self._unmade:
+                raise self._unmade[registered_hash]
             # Two builds on one machine needing the same absent dataset (two terminals, CI's
             # test workers) would each spend its generation; the second waits for the first
             # and reads what it wrote. One lock per dataset, so a parallel build's workers,
             # each on its own workload, never wait for one another.
-            if registered_hash in self._unmade:
-                raise self._unmade[registered_hash]
             with _dataset_lock(folder):
                 found = self._read_dataset(folder, registered_hash, extras_key)
                 if found is None:

@@ -156,15 +156,29 @@ def regenerate_released(editions: Sequence[Edition], cache: BuildCache) -> None:
     items are spread over every CPU. A dataset that cannot be regenerated is left to
     `_dataset_files`, which notes why on the data page; the cache remembers the failure, so
     it is not attempted twice."""
+    renderer = _renderer(cache)
     for edition in editions:
         for workload in sorted(edition.seeds.seeds if edition.seeds else {}):
             with contextlib.suppress(*_NOT_REGENERATED):
-                _released_dataset(edition, workload, cache)
+                _released_dataset(edition, workload, cache, renderer)
 
 
-def _released_dataset(edition: Edition, workload: str, cache: BuildCache) -> dict[str, bytes]:
+def _renderer(cache: BuildCache) -> str:
+    """What renders files beyond the hashed content: the workload code, synth, the PDF stack.
+    Once per pass over the datasets, not per dataset: a no-change build walks these folders."""
+    return key_of(
+        cache.tree_digest([PACKAGE / "workloads", PACKAGE / "synth"]),
+        build_dataset.__module__,
+        stack_versions(),
+    )
+
+
+def _released_dataset(
+    edition: Edition, workload: str, cache: BuildCache, renderer: str
+) -> dict[str, bytes]:
     """The files of one released dataset (`item/name` → bytes): from the cache entry of the
-    registered dataset hash, or regenerated (and proved to be the registered dataset)."""
+    registered dataset hash, or regenerated (and proved to be the registered dataset).
+    `renderer` is `_renderer(cache)`."""
     assert edition.seeds is not None
     sealed = edition.registration.workloads.get(workload) if edition.registration else None
     if sealed is None:
@@ -172,12 +186,6 @@ def _released_dataset(edition: Edition, workload: str, cache: BuildCache) -> dic
     # The released seed must open the registered commitment before anything is published as
     # this edition's dataset, cached or not.
     verified_seed(edition.seeds, workload, sealed.seed_commitment)
-    # What renders files beyond the hashed content: the workload code, synth, the PDF stack.
-    renderer = key_of(
-        cache.tree_digest([PACKAGE / "workloads", PACKAGE / "synth"]),
-        build_dataset.__module__,
-        stack_versions(),
-    )
     return cache.dataset(
         sealed.dataset_hash,
         key_of(renderer, workload),
@@ -191,10 +199,11 @@ def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]
     each that cannot be."""
     if edition.seeds is None:
         return []
+    renderer = _renderer(cache)
     notes = []
     for workload in sorted(edition.seeds.seeds):
         try:
-            files = _released_dataset(edition, workload, cache)
+            files = _released_dataset(edition, workload, cache, renderer)
         except _NOT_REGENERATED as problem:
             notes.append(f"{workload}: dataset not regenerated: {problem}")
             continue
