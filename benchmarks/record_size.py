@@ -21,7 +21,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ledgerrate.generate.register import register_edition
+# Run as a script, this folder is on sys.path, so its sibling module imports plainly.
+from throwaway import register_throwaway
+
 from ledgerrate.io import read_yaml, write_yaml
 from ledgerrate.run import bodies
 from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -43,7 +45,10 @@ def _edition(root: Path, base_url: str, models: int, n: int) -> None:
             "date": now.date().isoformat(),
             "methodology_version": "1.0",
             "window": {"opens": stamp, "closes": (now + dt.timedelta(hours=72)).isoformat()},
-            "workloads": [{"id": w, "n": n} for w in workloads],
+            "workloads": [
+                {"id": w, "n": n, **({} if n == 15 else {"n_reason": "a size benchmark"})}
+                for w in workloads
+            ],
             "models": [
                 {
                     "id": mid,
@@ -53,6 +58,7 @@ def _edition(root: Path, base_url: str, models: int, n: int) -> None:
                     "api_model": "fake-default",
                     "base_url": base_url,
                     "api_key_env": KEY_ENV,
+                    "sampling": {"temperature": 0},
                     "concurrency": 16,
                 }
                 for mid in ids
@@ -80,7 +86,7 @@ def main() -> None:
         os.environ[KEY_ENV] = "bench-not-a-secret-key-0123456789"
         root = Path(tmp) / "editions" / "bench"
         _edition(root, fake.base_url("openai"), args.models, args.n)
-        register_edition(root)
+        register_throwaway(root, "nowhere: a throwaway benchmark edition")
         started = time.perf_counter()
         run_edition(
             root,

@@ -28,8 +28,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+# Run as a script, this folder is on sys.path, so its sibling module imports plainly.
+from throwaway import register_throwaway
+
 from ledgerrate.gc_policy import for_batch_work
-from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -160,9 +162,7 @@ def main() -> None:
             root = Path(tmp) / "editions" / "bench"
             _edition(root, base_url, args.requests, args.concurrency)
             lookup = {WORKLOAD.id: WORKLOAD}.__getitem__
-            register_edition(
-                root, lookup=lookup, seeds_kept_elsewhere="nowhere: a throwaway benchmark edition"
-            )
+            register_throwaway(root, "nowhere: a throwaway benchmark edition", lookup=lookup)
             # The run's set-up regenerates the 2,000-item dataset and checks its hash before the
             # first request: the same work, timed alone, to tell it from per-request overhead.
             setup_cpu0 = time.process_time()

@@ -28,7 +28,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ledgerrate.generate.register import register_edition
+# Run as a script, this folder is on sys.path, so its sibling module imports plainly.
+from throwaway import register_throwaway
+
 from ledgerrate.generate.seeds import release_seeds
 from ledgerrate.grade.stage import grade_edition
 from ledgerrate.hashing import canonical_json
@@ -185,7 +187,7 @@ def make_edition(root: Path, base_url: str, n_models: int) -> tuple[int, dt.date
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     closes = write_inputs(root, base_url, n_models, now)
     # A throwaway set: its seeds are released below, so nothing needs escrow.
-    register_edition(root, seeds_kept_elsewhere="nowhere: a benchmark scale set, released below")
+    register_throwaway(root, "nowhere: a benchmark scale set, released below")
     run_edition(
         root,
         RunOptions(models=[SEED_MODEL], concurrency=16),
