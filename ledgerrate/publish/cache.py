@@ -389,6 +389,16 @@ class BuildCache:
         self.hits["dataset"] = self.hits.get("dataset", 0) + 1
         return found
 
+    def holds_dataset(self, registered_hash: str, extras_key: str) -> bool:
+        """Whether an entry for the dataset is in place, its extra files made by `extras_key`'s
+        renderer: a look, not a check. `dataset` checks every byte of it when it reads it, and
+        remakes it if it is damaged."""
+        extras = self.root / "datasets" / registered_hash / "extras.json"
+        try:
+            return bool(json.loads(extras.read_text(encoding="utf-8")).get("key") == extras_key)
+        except (OSError, ValueError, AttributeError):
+            return False
+
     def _make_dataset(
         self,
         folder: Path,

@@ -126,6 +126,11 @@ def test_released_datasets_are_made_before_the_downloads_and_read_back_by_them(
     assert cache.misses == {"dataset": 1} and cache.hits == {}
     assert _downloads(edition, tmp_path / "after", cache) == alone
     assert cache.misses["dataset"] == 1 and cache.hits["dataset"] == 1
+    # Held already (a warm build): looked for, not read; the downloads read and check it.
+    regenerate_released([load_edition(edition)], cache)
+    assert cache.misses["dataset"] == 1 and cache.hits["dataset"] == 1
+    assert _downloads(edition, tmp_path / "again", cache) == alone
+    assert cache.hits["dataset"] == 2
 
 
 def test_a_dataset_that_cannot_be_regenerated_is_tried_once_per_build(
