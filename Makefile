@@ -83,8 +83,12 @@ inspect: $(INSPECT_STAMP)
 # Not `$(MAKE) lint` inside the test recipe: make runs a line naming $(MAKE) even under -n.
 LINT := $(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/lint-imports && \
 	$(BIN)/mypy ledgerrate
-# The slowest tests are listed after each run: where the suite's wall time goes.
-PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -q --durations=15
+# The slowest tests are listed after each run: where the suite's wall time goes. PYTEST_ARGS
+# adds to it (e.g. `make test PYTEST_ARGS='-m "not slow"'`, as benchmarks/suite_time.py does to
+# split the suite's time); CI sets none.
+PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder -q --durations=15 \
+	$(PYTEST_ARGS)
 LINT_LOG := $(VENV)/lint.log
 
 test: $(STAMP) $(LOCAL_STAMP) $(INSPECT_STAMP)
