@@ -30,7 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+# Run as a script, this folder is on sys.path, so its sibling module imports plainly.
+from measure import REPO
+
 BASELINE = "513b609"
 # pytest's summary line, e.g. "1109 passed, 6 xfailed in 263.68s (0:04:23)".
 _SUMMARY = re.compile(r"^=*\s*(\d+ passed.* in [\d.]+s).*$", re.MULTILINE)
