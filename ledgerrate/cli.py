@@ -1,4 +1,4 @@
-"""The command line (DESIGN.md §6): a thin typer app that parses arguments and calls stages.
+"""The command line (ARCHITECTURE.md §6): a thin typer app that parses arguments and calls stages.
 
 Stage code raises `FileProblem` or `UsageProblem` for anything a user can fix; this module turns
 them into one line a problem and a non-zero exit, never a traceback.

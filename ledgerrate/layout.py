@@ -1,4 +1,4 @@
-"""Where an edition's files live (DESIGN.md §4). Paths only: no I/O here."""
+"""Where an edition's files live (ARCHITECTURE.md §4). Paths only: no I/O here."""
 
 from __future__ import annotations
 

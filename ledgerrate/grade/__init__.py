@@ -1,1 +1,1 @@
-"""Grading: workload graders, the blinded judge, and human spot-checks (DESIGN.md §1, §4)."""
+"""Grading: workload graders, the blinded judge, and human spot-checks (ARCHITECTURE.md §1, §4)."""

@@ -1,9 +1,9 @@
 """Per-cell figures (workload × model × mode) of the published sitting.
 
 `assemble_cell` picks the records that count; `cell_result` turns them into every figure of
-DESIGN.md §5. Spend is the model + compute spend of every counted run, model failures included:
-a refusal or a malformed answer was paid for, so leaving it out would flatter a model that
-fails expensively. Infra-excluded attempts and judge spend are reported beside, never inside.
+ARCHITECTURE.md §5. Spend is the model + compute spend of every counted run, model failures
+included: a refusal or a malformed answer was paid for, so leaving it out would flatter a model
+that fails expensively. Infra-excluded attempts and judge spend are reported beside, never inside.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The provider interface: one async `complete` per API family (DESIGN.md §3).
+"""The provider interface: one async `complete` per API family (ARCHITECTURE.md §3).
 
 Adapters translate a family-neutral request into the family's wire format and the response
 back into text, tool calls, the raw JSON and provider-reported usage. They never retry and

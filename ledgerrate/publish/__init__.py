@@ -1,1 +1,1 @@
-"""The published site (DESIGN.md §7): pages, downloads, errata feed, then `mkdocs build`."""
+"""The published site (ARCHITECTURE.md §7): pages, downloads, errata feed, then `mkdocs build`."""

@@ -1,4 +1,4 @@
-"""The one schema for every file of an edition (DESIGN.md §4).
+"""The one schema for every file of an edition (ARCHITECTURE.md §4).
 
 Every model forbids unknown fields, carries `schema_version`, and documents each field: these
 docstrings become the published JSON Schemas that readers validate our files against.

@@ -1,4 +1,4 @@
-"""Workload versions (DESIGN.md §3): `base` says what one is, `catalogue` lists them all.
+"""Workload versions (ARCHITECTURE.md §3): `base` says what one is, `catalogue` lists them all.
 
 `get`, `registry` and `WORKLOADS` are the catalogue's, loaded on first use: importing the
 package for `workloads.base` (as the frozen `sandbox/sql.py` does) must not import every

@@ -1,4 +1,4 @@
-"""What a workload version is (DESIGN.md §3): the interface every workload module exports.
+"""What a workload version is (ARCHITECTURE.md §3): the interface every workload module exports.
 
 A workload version is frozen once registered: its prompt template, rubric, grader and
 generator are hashed, and any edit without a version bump is reported by `build` and `verify`.
