@@ -1,4 +1,5 @@
-"""The interchange example in the README is a run record `ingest --format jsonl` would parse."""
+"""The interchange example in the operator's guide is a run record `ingest --format jsonl` would
+parse."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from pathlib import Path
 
 from ledgerrate.schema import RunRecord
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "operator-guide.md"
 
 
-def test_the_readme_example_is_a_run_record() -> None:
-    text = README.read_text()
+def test_the_guide_example_is_a_run_record() -> None:
+    text = GUIDE.read_text()
     section = text.split("**Any other harness: the interchange format.**", 1)[1]
     block = re.search(r"```json\n(.*?)\n```", section, re.S)
     assert block is not None, "the interchange section lost its example"
