@@ -92,3 +92,42 @@ def test_a_citation_of_a_missing_section_fails() -> None:
 def test_headings_are_read_as_sections_only_when_numbered() -> None:
     text = "## 1. One\n### 2. Not a section\n## Two\n## 10. Ten\n"
     assert sections(text) == {1, 10}
+
+
+def hashed_files() -> tuple[set[str], set[str]]:
+    """(files hashed whole, files hashed in part) by the catalogue's workloads and every
+    superseded revision: the sources `Workload.workload_hash_for` covers."""
+    import inspect
+    import types
+
+    from ledgerrate.workloads.catalogue import WORKLOADS
+
+    whole: set[str] = set()
+    part: set[str] = set()
+    for workload in WORKLOADS:
+        for revision in (workload, *workload.superseded):
+            for source in (
+                revision.grade,
+                revision.generate,
+                revision.prompt,
+                *revision.grader_sources,
+                *revision.generator_sources,
+                *revision.prompt_sources,
+            ):
+                path = Path(inspect.getsourcefile(source) or "").resolve()
+                name = path.relative_to(REPO).as_posix()
+                (whole if isinstance(source, types.ModuleType) else part).add(name)
+    return whole, part - whole
+
+
+def documented_hashed_files(architecture: str) -> tuple[set[str], set[str]]:
+    block = re.search(
+        r"```text\nhashed whole:\n(.*?)\nhashed in part[^\n]*\n(.*?)\n```", architecture, re.S
+    )
+    assert block is not None, "ARCHITECTURE.md §3 lost its list of hashed files"
+    return set(block.group(1).split()), set(block.group(2).split())
+
+
+def test_the_frozen_files_listed_are_exactly_those_hashed() -> None:
+    documented = documented_hashed_files(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert documented == hashed_files()
