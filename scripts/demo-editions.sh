@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 lr=.venv/bin/ledgerrate
 export LEDGERRATE_PRIVATE_DIR="${LEDGERRATE_PRIVATE_DIR:-private}"
-# Bundled editions escrow their seeds to the operator's key beside the project (its README);
+# Bundled editions escrow their seeds to the operator's key beside the project (docs/operator-guide.md);
 # `seeds release` opens the escrow with the identity when the private folder is gone.
 export LEDGERRATE_ESCROW_RECIPIENTS="${LEDGERRATE_ESCROW_RECIPIENTS:-../shared/operator/age-recipient.txt}"
 export LEDGERRATE_OPERATOR_IDENTITY="${LEDGERRATE_OPERATOR_IDENTITY:-../shared/operator/age-identity.txt}"
