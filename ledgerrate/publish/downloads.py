@@ -21,7 +21,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -47,9 +47,16 @@ from ledgerrate.publish.cache import (
 )
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
-from ledgerrate.schema import EditionResults, PublishedEdition
+from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 from ledgerrate.schema_export import schema_documents
-from ledgerrate.seal import INDEX_NAME, RESULTS, RESULTS_CURRENT, for_edition, read_index
+from ledgerrate.seal import (
+    INDEX_NAME,
+    RESULTS,
+    RESULTS_CURRENT,
+    for_edition,
+    read_index,
+    sealed_name,
+)
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
 _INPUTS = (
@@ -85,12 +92,26 @@ class SeedCheck:
     ok: bool | None  # None while withheld
 
 
+@dataclass(frozen=True)
+class SealedDownload:
+    """A sealed file of the edition and where its exact bytes are on the site."""
+
+    name: str  # path in the edition folder, as published.json or the index names it
+    path: str  # where its bytes are, under data/<edition>/ (`site_name`)
+    sha256: str  # the sealed digest
+    size: int  # the sealed size: a log's sealed bytes are its first `size` bytes
+    sealed_by: str  # "published.json", or the erratum whose index line sealed these bytes
+    gzipped: bool  # the download is the gzip of the bytes
+    grown: bool  # a log that grew since (append-only): compare its first `size` bytes
+
+
 @dataclass
 class DataSection:
     edition: str
     files: list[Download]
     seeds: list[SeedCheck]
     dataset_notes: list[str]
+    sealed: list[SealedDownload] = field(default_factory=list)
 
 
 def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
@@ -309,15 +330,36 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
 def _sealed_names(root: Path) -> list[str]:
     """Every file published.json seals and every file the index of publications sealed since
     (the bytes of files errata name); empty before publication."""
+    return sorted(_seals(root, []))
+
+
+def _seals(root: Path, errata: Sequence[Erratum]) -> dict[str, tuple[str, int, str]]:
+    """Name → (sha256, size, what sealed it) of every sealed file: its latest sealed bytes."""
     path = root / "published.json"
     if not path.exists():
-        return []
-    names = set(load_model(PublishedEdition, path).files)
-    index = root.parent / INDEX_NAME
-    mine = for_edition(read_index(index), root.name)
-    if mine and mine[-1].entry.files:
-        names |= set(mine[-1].entry.files)
-    return sorted(names)
+        return {}
+    published = load_model(PublishedEdition, path)
+    seals = {
+        name: (digest, published.sizes.get(name, 0), "published.json")
+        for name, digest in published.files.items()
+    }
+    mine = for_edition(read_index(root.parent / INDEX_NAME), root.name)
+    held = mine[-1].entry.files if mine else None
+    for name, sealed in (held or {}).items():
+        naming = [e.id for e in errata if name in {sealed_name(n) for n in e.files}]
+        by = f"erratum {naming[-1]}" if naming else f"{INDEX_NAME} line {mine[-1].number}"
+        seals[name] = (sealed.sha256, sealed.size, by)
+    return seals
+
+
+def sealed_downloads(root: Path, errata: Sequence[Erratum]) -> list[SealedDownload]:
+    """Every sealed file with its place on the site, for the data page."""
+    listed = []
+    for name, (digest, size, by) in sorted(_seals(root, errata).items()):
+        where = site_name(name)
+        grown = (root / name).is_file() and (root / name).stat().st_size != size
+        listed.append(SealedDownload(name, where, digest, size, by, where.endswith(".gz"), grown))
+    return listed
 
 
 def _rest_of_sealed(root: Path, dest: Path) -> None:
@@ -449,4 +491,6 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         files.append(Download(path.relative_to(dest).as_posix(), size, digest))
     sums = "".join(f"{f.sha256}  {f.path}\n" for f in files)
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
-    return DataSection(edition.id, files, seed_checks(edition), notes)
+    errata = edition.errata.entries if edition.errata else []
+    sealed = sealed_downloads(root, errata)
+    return DataSection(edition.id, files, seed_checks(edition), notes, sealed)

@@ -147,3 +147,22 @@ def test_raw_logs_are_the_logs_as_written_with_their_bodies(edition_copy: Path, 
     body = f"bodies/{digest}.txt"
     assert (tmp_path / "data" / body).read_bytes() == PROMPT.encode()
     assert sums[body] == sha256_file(edition_copy / body)
+
+
+def test_the_data_page_links_every_sealed_file_and_says_what_sealed_it(
+    edition_copy: Path, tmp_path: Path
+):
+    from ledgerrate.publish.sealed_list import sealed_html
+
+    _correct_figures(edition_copy)
+    section = write_downloads(load_edition(edition_copy), tmp_path / "data")
+    html = str(sealed_html(section.sealed))
+    published = json.loads((edition_copy / "published.json").read_text())
+    for name in [*published["files"], CURRENT]:
+        assert f'href="{site_name(name)}"' in html, name
+        assert (tmp_path / "data" / site_name(name)).is_file(), name
+    [current] = [s for s in section.sealed if s.name == CURRENT]
+    assert current.sealed_by == "erratum 2026-11-30"
+    assert current.sha256 == sha256_file(edition_copy / CURRENT)
+    [sealed] = [s for s in section.sealed if s.name == "results.json"]
+    assert sealed.sealed_by == "published.json"
