@@ -491,6 +491,6 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         files.append(Download(path.relative_to(dest).as_posix(), size, digest))
     sums = "".join(f"{f.sha256}  {f.path}\n" for f in files)
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
-    errata = edition.errata.entries if edition.errata else []
-    sealed = sealed_downloads(root, errata)
-    return DataSection(edition.id, files, seed_checks(edition), notes, sealed)
+    entries = edition.errata.entries if edition.errata else []
+    listed = sealed_downloads(root, entries)
+    return DataSection(edition.id, files, seed_checks(edition), notes, listed)

@@ -215,13 +215,14 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
                 "errata.yaml names it; restore it, or add an erratum listing "
                 f"'{name}' under `files` with the figures it changes"
             )
-    for name, digest in sorted(held.items()):
-        if name in pending or seal.held_digest(root / name, digest, name) == digest.sha256:
+    for name, bytes_sealed in sorted(held.items()):
+        found = seal.held_digest(root / name, bytes_sealed, name)
+        if name in pending or found == bytes_sealed.sha256:
             continue
         problems.append(
             f"edition {paths.id}: {name} changed after an erratum sealed its bytes "
-            f"(sha256 {digest.sha256[:12]}…, {seal.INDEX_NAME}); restore it, or add an erratum "
-            f"listing '{name}' under `files` with the figures it changes"
+            f"(sha256 {bytes_sealed.sha256[:12]}…, {seal.INDEX_NAME}); restore it, or add an "
+            f"erratum listing '{name}' under `files` with the figures it changes"
         )
     for name in covered_files(root):
         if name not in published.files and not name.endswith(".jsonl") and name not in covered:

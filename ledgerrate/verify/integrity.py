@@ -147,9 +147,10 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
     latest = _latest_line(root, index if index is not None else root.parent / seal.INDEX_NAME)
     held = (latest.entry.files if latest else None) or {}
     where = f"{seal.INDEX_NAME} line {latest.number}" if latest else seal.INDEX_NAME
-    # Named by errata sealed before the index sealed bytes: held to nothing but published.json
-    # being the bytes an erratum replaced (the next build seals them).
-    legacy = errata_files(root) if latest is not None and latest.entry.files is None else set()
+    # Named by errata while no index line seals their bytes (no index beside the edition, or a
+    # line recorded before lines sealed bytes): an erratum vouches for them, as it did before;
+    # the next build seals them, and with no index the publication is anchored nowhere anyway.
+    legacy = errata_files(root) if latest is None or latest.entry.files is None else set()
     category = "published files unchanged or corrected by an erratum"
     for name in sorted(set(published.files) | set(held)):
         if name in held:
@@ -169,8 +170,8 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
         if found != digest and name in legacy:
             report.expect(category, True, file=name)
             report.notes.append(
-                f"{name}: changed by an erratum sealed before errata sealed bytes; its current "
-                "bytes are not sealed yet (the next build seals them)"
+                f"{name}: changed by an erratum, but no line of {seal.INDEX_NAME} seals its "
+                "bytes yet (the next build seals them)"
             )
             continue
         report.expect(
