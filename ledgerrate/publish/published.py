@@ -29,7 +29,7 @@ from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_jso
 from ledgerrate.layout import EditionPaths
 from ledgerrate.publish import load
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
-from ledgerrate.seal import edition_files, published_digest
+from ledgerrate.seal import edition_files, errata_files, published_digest
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
 # (released at the next edition by design) or the statement that they are lost (made when the
@@ -229,6 +229,16 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
             problems.append(
                 f"edition {paths.id}: {name} was added after publication and no erratum names it"
             )
+    if (
+        (root / seal.RESULTS_CURRENT).exists()
+        and seal.RESULTS_CURRENT not in held
+        and seal.RESULTS_CURRENT not in (pending if held else covered)
+    ):
+        problems.append(
+            f"edition {paths.id}: {seal.RESULTS_CURRENT} is there but no erratum names "
+            "results.json: corrected figures are written by the build for an erratum that "
+            "corrects them; remove it, or add that erratum"
+        )
     stored = current_figures(root)
     figures_pending = seal.RESULTS_CURRENT in (pending if held else covered)
     if stored is not None and stored != results and not figures_pending:
@@ -267,10 +277,15 @@ def record_after_build(root: Path, results: EditionResults, now: dt.datetime) ->
         record_publication(root, results, now)
         return
     current = root / seal.RESULTS_CURRENT
-    sealed = root / seal.RESULTS
-    differs = not sealed.exists() or load_model(EditionResults, sealed) != results
-    if (differs or current.exists()) and current_figures(root) != results:
-        write_json(current, results)
+    if current.exists():
+        if load_model(EditionResults, current) != results:
+            write_json(current, results)
+    else:
+        sealed = root / seal.RESULTS
+        differs = not sealed.exists() or load_model(EditionResults, sealed) != results
+        # An erratum naming results.json seals the corrected figures' bytes, even unchanged.
+        if differs or seal.RESULTS_CURRENT in errata_files(root):
+            write_json(current, results)
     seal_index(root, now)
 
 

@@ -197,3 +197,35 @@ def test_the_bundled_corrected_grade_log_is_held_to_its_sealed_bytes(
     mine = [m for m in report.mismatches if m.file == NL2SQL]
     assert any("sealed" in m.field for m in mine), report.mismatches
     assert any(m.record == run_id and m.field == "outcome" for m in mine), report.mismatches
+
+
+def test_an_erratum_naming_unchanged_figures_seals_them_beside_the_sealed_file(
+    edition_copy: Path,
+) -> None:
+    sealed = (edition_copy / "results.json").read_bytes()
+    doc = {
+        "edition": edition_copy.name,
+        "entries": [
+            {
+                "id": "2026-11-30",
+                "date": "2026-11-30",
+                "title": "A figure restated",
+                "what_changed": "nothing in the figures",
+                "why": "a test of the seal",
+                "files": ["results.json"],
+            }
+        ],
+    }
+    (edition_copy / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    ensure_published(edition_copy, edition_results(edition_copy))
+    assert (edition_copy / "results.json").read_bytes() == sealed
+    held = seal.read_index(edition_copy.parent / seal.INDEX_NAME)[-1].entry.files
+    assert held is not None and held[CURRENT].sha256 == sha256_file(edition_copy / CURRENT)
+    assert _seal_mismatches(verify_path(edition_copy)) == []
+
+
+def test_corrected_figures_no_erratum_names_are_refused(edition_copy: Path) -> None:
+    shutil.copyfile(edition_copy / "results.json", edition_copy / CURRENT)
+    assert [m.file for m in _seal_mismatches(verify_path(edition_copy))] == [CURRENT]
+    with pytest.raises(UsageProblem, match="no erratum names results"):
+        ensure_published(edition_copy, edition_results(edition_copy))
