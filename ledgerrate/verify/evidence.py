@@ -17,6 +17,7 @@ from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.hashing import canonical_json, seed_commitment
 from ledgerrate.io import load_model
 from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics.void import accepted_graders
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
@@ -195,6 +196,7 @@ def check_grades(
     logs: EditionLogs | None = None,
     *,
     remember: bool = True,
+    registration: Registration | None = None,
 ) -> None:
     """Re-grade every stored answer whose items are known; check the judge saw no identity.
 
@@ -267,7 +269,7 @@ def check_grades(
             found=grade.grader_hash,
         )
         _compare(report, rel, grade, again)
-    _check_superseded(logs, runs, datasets, lookup, report, remember=remember)
+    _check_superseded(logs, runs, datasets, lookup, report, remember, registration)
 
 
 def _compare(report: Report, rel: str, grade: GradeRecord, again: Grade) -> None:
@@ -305,13 +307,13 @@ def _check_superseded(
     datasets: dict[str, Dataset],
     lookup,
     report: Report,
-    *,
     remember: bool,
+    registration: Registration | None,
 ) -> None:
     """Superseded grade revisions are evidence too (the figures once published rest on them):
     each is re-derived under the grader revision whose hash it names, which the workload keeps
-    verbatim (`Workload.superseded`). A grade naming no revision of its workload's grader
-    cannot be re-derived and is reported."""
+    verbatim (`Workload.superseded`). A grade naming no revision of its workload's grader, or
+    one older than the registration sealed, cannot stand and is reported."""
     latest = {rel_grade[1].run_id: rel_grade[1] for rel_grade in latest_grades(logs).values()}
     groups: dict[tuple[str, str], list[tuple[str, GradeRecord, RunRecord]]] = {}
     graders: dict[str, dict[str, Workload]] = {}
@@ -325,13 +327,16 @@ def _check_superseded(
             if run.workload not in graders:
                 workload: Workload = lookup(run.workload)
                 graders[run.workload] = {r.grader_hash: r for r in (*workload.superseded, workload)}
-            if grade.grader_hash not in graders[run.workload]:
+            accepted = accepted_graders(run.workload, registration)
+            if grade.grader_hash not in graders[run.workload] or (
+                accepted is not None and grade.grader_hash not in accepted
+            ):
                 report.fail(
                     "grades re-derived",
                     file=log.rel,
                     record=grade.run_id,
                     field=f"grader_hash (revision {grade.revision})",
-                    expected="the hash of a revision of the workload's grader",
+                    expected="the grader revision registered, or a later correction of it",
                     found=grade.grader_hash,
                 )
                 continue

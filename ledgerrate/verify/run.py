@@ -146,7 +146,16 @@ def verify_edition(
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report, logs)
-    check_grades(paths, edition.manifest, runs, datasets, lookup, report, logs)
+    check_grades(
+        paths,
+        edition.manifest,
+        runs,
+        datasets,
+        lookup,
+        report,
+        logs,
+        registration=edition.registration,
+    )
 
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
