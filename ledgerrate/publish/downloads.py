@@ -304,7 +304,7 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     worker per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
 
     Each is the gzip of the log's bytes as written, so that unzipped it is the sealed log; its
-    request strings stay in `bodies/`, published beside it (`_bodies`)."""
+    request strings stay in `bodies/`, published beside it (`write_downloads`)."""
     logs = sorted(
         [*(root / "runs").glob("*/*/*.jsonl"), *(root / "grades").glob("*/*/*.jsonl")]
     ) + sorted((root / "probes").glob("*.jsonl"))
