@@ -229,3 +229,15 @@ def test_corrected_figures_no_erratum_names_are_refused(edition_copy: Path) -> N
     assert [m.file for m in _seal_mismatches(verify_path(edition_copy))] == [CURRENT]
     with pytest.raises(UsageProblem, match="no erratum names results"):
         ensure_published(edition_copy, edition_results(edition_copy))
+
+
+def test_the_bundle_of_an_edition_with_stored_bodies_verifies(tmp_path: Path) -> None:
+    """2026-12's run logs keep their prompts in bodies/: its evidence bundle carries them (and
+    probes/), so every sealed file in it is the sealed bytes."""
+    from ledgerrate.publish.bundle import write_bundle
+
+    target = tmp_path / "editions" / "2026-12"
+    shutil.copytree(REPO_EDITIONS / "2026-12", target)
+    shutil.copyfile(REPO_EDITIONS / seal.INDEX_NAME, target.parent / seal.INDEX_NAME)
+    report = verify_path(write_bundle(target, tmp_path))
+    assert report.ok, report.mismatches[:5]
