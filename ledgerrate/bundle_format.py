@@ -19,9 +19,19 @@ INCLUDED_TOP = (
     "seeds.escrow.age",
     "seeds-lost.json",
     "results.json",
+    "results-current.json",
     "errata.yaml",
     "published.json",
 )
-INCLUDED_DIRS = ("datasets", "runs", "grades", "spotchecks", "reproductions", "incidents")
+INCLUDED_DIRS = (
+    "datasets",
+    "runs",
+    "bodies",
+    "probes",
+    "grades",
+    "spotchecks",
+    "reproductions",
+    "incidents",
+)
 STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"

@@ -10,6 +10,12 @@ so every erratum seals the state before it, and a digest a reader noted at any p
 site, an announcement) stays checkable after later corrections. `build` anchors each state
 outside the edition folder, as a line of `editions/publications.jsonl`; that index is itself a
 chain (each line names the sha256 of the line before), so it too can only grow.
+
+An erratum's own hash covers its text, not the files it names, so each line also seals their
+bytes (`files`: sha256 and size of every file a sealed erratum names): a named file is held to
+its latest sealed bytes, never to "anything later". `results.json` is sealed once, by
+`published.json`, and never rewritten; an erratum naming it corrects the figures, which live
+beside it in `results-current.json` (`sealed_name`).
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ from pathlib import Path
 
 from ledgerrate.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
 from ledgerrate.io import FileProblem, append_jsonl, load_model, parse_model, read_text
-from ledgerrate.schema import ErrataFile, Erratum, PublicationEntry, SealedErratum
+from ledgerrate.schema import ErrataFile, Erratum, PublicationEntry, SealedErratum, SealedFile
 
 INDEX_NAME = "publications.jsonl"
 DOMAIN = "ledgerrate-publication-v1"
 MAX_INDEX_BYTES = 16_000_000
+RESULTS = "results.json"
+# The figures as corrected by errata: written beside the sealed results.json, never over it.
+RESULTS_CURRENT = "results-current.json"
 
 
 @dataclass(frozen=True)
@@ -118,12 +127,38 @@ def sealed_problems(sealed: PublicationEntry, errata: Sequence[Erratum]) -> list
     return problems
 
 
+def sealed_name(name: str) -> str:
+    """The file whose bytes an erratum naming `name` seals: an erratum that names the sealed
+    results.json corrects the figures, and the corrected figures are results-current.json."""
+    return RESULTS_CURRENT if name == RESULTS else name
+
+
+def named_files(errata: Sequence[Erratum]) -> list[str]:
+    """Every file the errata name, as sealed (`sealed_name`), sorted."""
+    return sorted({sealed_name(name) for entry in errata for name in entry.files})
+
+
+def seal_file(path: Path) -> SealedFile | None:
+    """The sha256 and size of a file's bytes; None when it does not exist."""
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    return SealedFile(sha256=sha256_bytes(data), size=len(data))
+
+
+def held_digest(path: Path, sealed: SealedFile, name: str) -> str:
+    """The digest to compare with a sealed file's: a log (`.jsonl`) is append-only, so only the
+    bytes it had when sealed count; any other file counts whole."""
+    return published_digest(path, sealed.size, name)
+
+
 def entry_for(
     edition: str,
     published: str,
     errata: Sequence[Erratum],
     lines: Sequence[IndexLine],
     now: dt.datetime,
+    files: dict[str, SealedFile] | None = None,
 ) -> PublicationEntry:
     return PublicationEntry(
         edition=edition,
@@ -131,6 +166,7 @@ def entry_for(
         published_json=published,
         errata=[SealedErratum(id=e.id, sha256=erratum_digest(e)) for e in errata],
         digest=chain(published, errata)[-1],
+        files=files,
         previous=sha256_bytes(lines[-1].raw) if lines else None,
     )
 
@@ -163,8 +199,8 @@ def published_digest(path: Path, size: int | None, name: str) -> str:
 
 
 def errata_files(root: Path) -> set[str]:
+    """Every file the edition's errata name, as sealed (`sealed_name`)."""
     path = root / "errata.yaml"
     if not path.exists():
         return set()
-    errata = load_model(ErrataFile, path)
-    return {name for entry in errata.entries for name in entry.files}
+    return set(named_files(load_model(ErrataFile, path).entries))

@@ -30,7 +30,7 @@ from ledgerrate.steps import Steps
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 # Files `build` itself writes into an edition (first publication): not inputs of its figures.
-_WRITTEN_BY_BUILD = frozenset({"results.json", "published.json"})
+_WRITTEN_BY_BUILD = frozenset({"results.json", "results-current.json", "published.json"})
 
 
 class WarningLines(logging.Handler):

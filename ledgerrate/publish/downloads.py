@@ -1,5 +1,11 @@
 """Downloads of an edition (`/data/<edition>/`): raw logs, grades, results, checksums, seeds.
 
+Every file `published.json` seals, and every file an erratum sealed since, is published with
+its exact bytes (`site_name`): at its own path, except the run, grade and probe logs, published
+as the gzip of their bytes as written (`<path>.gz`), and Markdown, published as `<path>.txt` so
+the site serves it as text. A raw log is the sealed log: run records keep their long request
+strings in `bodies/<sha256>.txt` (published beside them), exactly as in the edition folder.
+
 Every file is written deterministically (gzip mtime 0, sorted keys) so that two builds of the
 same edition publish byte-identical downloads and the same SHA256SUMS. The expensive ones (gzips,
 regenerated datasets, the evidence bundle) come from the build cache when their inputs' digests
@@ -15,7 +21,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,7 +34,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, stack_versions
 from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.hashing import seed_commitment, sha256_bytes
-from ledgerrate.io import FileProblem
+from ledgerrate.io import FileProblem, load_model
 from ledgerrate.publish import corrected
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
@@ -39,10 +45,18 @@ from ledgerrate.publish.cache import (
     place_product,
     write_plain,
 )
+from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
-from ledgerrate.run.bodies import whole_log_bytes
-from ledgerrate.schema import EditionResults
+from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 from ledgerrate.schema_export import schema_documents
+from ledgerrate.seal import (
+    INDEX_NAME,
+    RESULTS,
+    RESULTS_CURRENT,
+    for_edition,
+    read_index,
+    sealed_name,
+)
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
 _INPUTS = (
@@ -54,6 +68,8 @@ _INPUTS = (
     "seeds.escrow.age",
     "seeds-lost.json",
 )
+# Logs published as the gzip of their bytes; an incident's files go out as they are.
+GZIPPED_LOGS = ("runs/", "grades/", "probes/")
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
 GZIP_LEVEL = 6
 # Logs gzipped per worker job: one log takes a few milliseconds, a hand-off about a tenth of one.
@@ -76,12 +92,26 @@ class SeedCheck:
     ok: bool | None  # None while withheld
 
 
+@dataclass(frozen=True)
+class SealedDownload:
+    """A sealed file of the edition and where its exact bytes are on the site."""
+
+    name: str  # path in the edition folder, as published.json or the index names it
+    path: str  # where its bytes are, under data/<edition>/ (`site_name`)
+    sha256: str  # the sealed digest
+    size: int  # the sealed size: a log's sealed bytes are its first `size` bytes
+    sealed_by: str  # "published.json", or the erratum whose index line sealed these bytes
+    gzipped: bool  # the download is the gzip of the bytes
+    grown: bool  # a log that grew since (append-only): compare its first `size` bytes
+
+
 @dataclass
 class DataSection:
     edition: str
     files: list[Download]
     seeds: list[SeedCheck]
     dataset_notes: list[str]
+    sealed: list[SealedDownload] = field(default_factory=list)
 
 
 def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
@@ -258,42 +288,112 @@ def _schema_texts() -> bytes:
     return json.dumps(texts, sort_keys=True).encode("utf-8")
 
 
-def _gzipped_log(log: Path, root: Path, restore_bodies: bool) -> bytes:
-    return gzip_bytes(whole_log_bytes(log, root) if restore_bodies else log.read_bytes())
+def site_name(name: str) -> str:
+    """Where the bytes of edition file `name` are on the site, under `data/<edition>/`."""
+    if name.endswith(".jsonl") and name.startswith(GZIPPED_LOGS):
+        return f"{name}.gz"
+    return download_name(name)
+
+
+def _gzipped_log(log: Path) -> bytes:
+    return gzip_bytes(log.read_bytes())
 
 
 def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
-    """Every run and grade log with its cached gzip; the missing ones are made by a worker
-    per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
+    """Every run, grade and probe log with its cached gzip; the missing ones are made by a
+    worker per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
 
-    Run logs go out whole (request strings restored from bodies/), so a download stands alone;
-    a log already whole is passed through byte for byte. The bodies are content-addressed, so
-    the log's own digest keys the product."""
-    logs = [
-        (log, whole)
-        for kind, whole in (("runs", True), ("grades", False))
-        for log in sorted((root / kind).glob("*/*/*.jsonl"))
-    ]
-    keys = [key_of("gzip", GZIP_LEVEL, cache.file_digest(log)) for log, _ in logs]
+    Each is the gzip of the log's bytes as written, so that unzipped it is the sealed log; its
+    request strings stay in `bodies/`, published beside it (`write_downloads`)."""
+    logs = sorted(
+        [*(root / "runs").glob("*/*/*.jsonl"), *(root / "grades").glob("*/*/*.jsonl")]
+    ) + sorted((root / "probes").glob("*.jsonl"))
+    keys = [key_of("gzip-raw", GZIP_LEVEL, cache.file_digest(log)) for log in logs]
     found: dict[int, Path | None] = {i: cache.stored("gzip", key) for i, key in enumerate(keys)}
     missing = [i for i, cached in found.items() if cached is None]
 
     def make(batch: Sequence[int]) -> list[Path]:
-        return [
-            cache.product_path("gzip", keys[i], partial(_gzipped_log, logs[i][0], root, logs[i][1]))
-            for i in batch
-        ]
+        return [cache.product_path("gzip", keys[i], partial(_gzipped_log, logs[i])) for i in batch]
 
     batches = forked.batches(missing, _GZIP_BATCH)
     for batch, made in zip(batches, map_cached(make, batches, cache), strict=True):
         found.update(zip(batch, made, strict=True))
     placed = []
-    for i, (log, _) in enumerate(logs):
+    for i, log in enumerate(logs):
         cached = found[i]
         if cached is None:  # every missing gzip was made above; a gap would drop a download
             raise RuntimeError(f"no gzip made for {log}")
         placed.append((log, cached))
     return placed
+
+
+def _sealed_names(root: Path) -> list[str]:
+    """Every file published.json seals and every file the index of publications sealed since
+    (the bytes of files errata name); empty before publication."""
+    return sorted(_seals(root, []))
+
+
+def _seals(root: Path, errata: Sequence[Erratum]) -> dict[str, tuple[str, int, str]]:
+    """Name → (sha256, size, what sealed it) of every sealed file: its latest sealed bytes."""
+    path = root / "published.json"
+    if not path.exists():
+        return {}
+    published = load_model(PublishedEdition, path)
+    seals = {
+        name: (digest, published.sizes.get(name, 0), "published.json")
+        for name, digest in published.files.items()
+    }
+    mine = for_edition(read_index(root.parent / INDEX_NAME), root.name)
+    held = mine[-1].entry.files if mine else None
+    for name, sealed in (held or {}).items():
+        naming = [e.id for e in errata if name in {sealed_name(n) for n in e.files}]
+        by = f"erratum {naming[-1]}" if naming else f"{INDEX_NAME} line {mine[-1].number}"
+        seals[name] = (sealed.sha256, sealed.size, by)
+    return seals
+
+
+def sealed_downloads(root: Path, errata: Sequence[Erratum]) -> list[SealedDownload]:
+    """Every sealed file with its place on the site, for the data page."""
+    listed = []
+    for name, (digest, size, by) in sorted(_seals(root, errata).items()):
+        where = site_name(name)
+        grown = (root / name).is_file() and (root / name).stat().st_size != size
+        listed.append(SealedDownload(name, where, digest, size, by, where.endswith(".gz"), grown))
+    return listed
+
+
+def _rest_of_sealed(root: Path, dest: Path) -> None:
+    """Every sealed file not published above (a run's `.started` marker, a file named by an
+    erratum) goes out as it is: every sealed byte is downloadable, or the build stops."""
+    for name in _sealed_names(root):
+        target = dest / site_name(name)
+        if target.is_file():
+            continue
+        if not (root / name).is_file():
+            raise UsageProblem(
+                f"edition {root.name}: {name} is sealed (published.json or {INDEX_NAME}) but "
+                "missing from the edition folder; restore it from version control"
+            )
+        write_plain(target, (root / name).read_bytes())
+
+
+def _sealed_results(root: Path) -> bytes | None:
+    """The sealed results.json, refused if it is not the bytes published.json seals: it is the
+    file the seal and the publication digest refer to, and what `results-corrected.json` quotes
+    as published."""
+    path = root / RESULTS
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    published = root / "published.json"
+    if published.exists():
+        sealed = load_model(PublishedEdition, published).files.get(RESULTS)
+        if sealed is not None and sha256_bytes(data) != sealed:
+            raise UsageProblem(
+                f"{path}: not the bytes published.json seals (sha256 {sealed[:12]}…); restore "
+                f"the sealed file from version control (corrected figures go to {RESULTS_CURRENT})"
+            )
+    return data
 
 
 def _on_demand_files(workload_id: str) -> Any:
@@ -335,21 +435,26 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     for card in sorted((root / "datasets").glob("*/card.json")):
         write_plain(dest / card.relative_to(root), card.read_bytes())
     for log, cached in _gzipped_logs(root, cache):
-        _place(cached, dest / log.relative_to(root).with_suffix(".jsonl.gz"), known)
+        _place(cached, dest / site_name(log.relative_to(root).as_posix()), known)
+    for body in sorted((root / "bodies").glob("*.txt")):
+        write_plain(dest / body.relative_to(root), body.read_bytes())
     for sheet in sorted((root / "spotchecks").glob("*.csv")):
         write_plain(dest / sheet.relative_to(root), sheet.read_bytes())
     for incident in edition.incidents:
         for name, download in incident.downloads:
             write_plain(dest / download, (root / name).read_bytes())
-    # The published file itself (what `verify` re-derives), not the figures as shown, from
-    # which withdrawn figures are removed.
-    published = root / "results.json"
+    # The sealed file itself, not the figures as shown (from which withdrawn figures are
+    # removed); before publication, the figures as computed. The figures as corrected by
+    # errata, when any erratum corrected them, go beside it byte for byte.
+    sealed = _sealed_results(root)
     results_json = (
-        published.read_bytes()
-        if published.exists()
+        sealed
+        if sealed is not None
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
-    write_plain(dest / "results.json", results_json)
+    write_plain(dest / RESULTS, results_json)
+    if (root / RESULTS_CURRENT).exists():
+        write_plain(dest / RESULTS_CURRENT, (root / RESULTS_CURRENT).read_bytes())
     # Its corrected companion (every erratum applied, each withdrawn or changed figure marked)
     # and the figures as CSV: products of the figures shown, the sealed file and the errata,
     # since their indented JSON and pandas frame cost a second per 215-model edition.
@@ -373,6 +478,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     notes = _dataset_files(edition, dest, cache)
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
+    _rest_of_sealed(root, dest)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
         if path.name == "SHA256SUMS":
@@ -385,4 +491,6 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         files.append(Download(path.relative_to(dest).as_posix(), size, digest))
     sums = "".join(f"{f.sha256}  {f.path}\n" for f in files)
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
-    return DataSection(edition.id, files, seed_checks(edition), notes)
+    entries = edition.errata.entries if edition.errata else []
+    listed = sealed_downloads(root, entries)
+    return DataSection(edition.id, files, seed_checks(edition), notes, listed)

@@ -19,7 +19,17 @@ from markupsafe import Markup
 from ledgerrate.forked import batches
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
-from ledgerrate.publish import charts, corrected, drilldown, explore, filelist, fmt, links, tables
+from ledgerrate.publish import (
+    charts,
+    corrected,
+    drilldown,
+    explore,
+    filelist,
+    fmt,
+    links,
+    sealed_list,
+    tables,
+)
 from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
@@ -317,6 +327,10 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "footer": footer(edition),
         "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
         "files_html": filelist.files_html(section.files),
+        "sealed_html": sealed_list.sealed_html(section.sealed),
+        "has_current": any(f.path == "results-current.json" for f in section.files),
+        # The index is copied to the site's root only when it exists (publish/published.py).
+        "has_index": (edition.paths.root.parent / "publications.jsonl").is_file(),
         "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
         "corrections": corrected.corrected_results(edition, None).corrections,
     }

@@ -4,7 +4,12 @@ At first publication `build` writes the edition's `results.json` and `published.
 sha256 and size of every file that decides a figure). Every later build checks them: a file that
 changed without an erratum naming it stops the build with a message saying exactly that. Raw
 logs are append-only, so they may grow (a new sitting, a reproduction) as long as the published
-bytes are untouched; what the growth changes in the figures is caught by `results.json`.
+bytes are untouched; what the growth changes in the figures is caught by the figures check.
+
+Nothing sealed is ever written over. `results.json` stays the bytes first published; when an
+erratum corrects the figures, `build` writes them to `results-current.json` beside it. Each
+line the build appends to the index of publications seals the bytes of every file a sealed
+erratum names (`seal.py`), and a later change to such a file needs a new erratum naming it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,14 @@ from ledgerrate.seal import edition_files, errata_files, published_digest
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
 # (released at the next edition by design) or the statement that they are lost (made when the
 # release fails, after publication), and reproductions (shown apart, never published figures).
-UNCOVERED = ("published.json", "errata.yaml", "seeds.json", "seeds-lost.json")
+# The corrected figures are not covered either: the index seals their bytes (`seal.py`).
+UNCOVERED = (
+    "published.json",
+    "errata.yaml",
+    "seeds.json",
+    "seeds-lost.json",
+    seal.RESULTS_CURRENT,
+)
 UNCOVERED_DIRS = ("reproductions/",)
 
 
@@ -85,11 +97,28 @@ def seal_index(root: Path, now: dt.datetime) -> seal.PublicationEntry | None:
         errata = _errata(root)
         mine = seal.for_edition(lines, EditionPaths(root).id)
         head = seal.chain(published, errata)[-1]
-        if mine and mine[-1].entry.digest == head:
+        named = seal.named_files(errata)
+        # A line recorded before errata sealed bytes gets one successor that seals them.
+        if mine and mine[-1].entry.digest == head and (mine[-1].entry.files or not named):
             return None
-        entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now)
+        files = sealed_files(root, named)
+        entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now, files)
         seal.append_entry(path, entry)
     return entry
+
+
+def sealed_files(root: Path, named: list[str]) -> dict[str, seal.SealedFile]:
+    """The bytes of every file the errata name; a named file that does not exist is refused."""
+    files = {}
+    for name in named:
+        sealed = seal.seal_file(root / name)
+        if sealed is None:
+            raise UsageProblem(
+                f"edition {EditionPaths(root).id}: errata.yaml names '{name}' under `files`, "
+                "but there is no such file; restore it, or name the file the erratum changed"
+            )
+        files[name] = sealed
+    return files
 
 
 @contextmanager
@@ -160,43 +189,103 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
     if not paths.published.exists():
         return sealed
     published = load_model(PublishedEdition, paths.published)
-    covered = errata_files(root)
+    errata = _errata(root)
+    covered = set(seal.named_files(errata))
+    latest = _latest_line(root)
+    sealed_ids = {e.id for e in latest.errata} if latest else set()
+    # Files an erratum not sealed yet names: this build seals their new bytes.
+    pending = set(seal.named_files([e for e in errata if e.id not in sealed_ids]))
+    held = (latest.files if latest else None) or {}
     problems = list(sealed)
     for name, digest in sorted(published.files.items()):
-        if name == "results.json":
-            continue
+        if name in held:
+            continue  # held to its latest sealed bytes below
         found = published_digest(root / name, published.sizes.get(name), name)
-        if found != digest and name not in covered:
+        if found == digest:
+            continue
+        if name == seal.RESULTS:
+            problems.append(
+                f"edition {paths.id}: results.json differs from the file published.json seals; "
+                "restore it (git history holds the sealed bytes): corrected figures go to "
+                f"{seal.RESULTS_CURRENT}, never over the sealed file"
+            )
+        elif name not in covered:
             problems.append(
                 f"edition {paths.id}: {name} changed after publication and no erratum in "
-                f"errata.yaml names it; restore it, or add an erratum listing '{name}' under "
-                "`files` with the figures it changes"
+                "errata.yaml names it; restore it, or add an erratum listing "
+                f"'{name}' under `files` with the figures it changes"
             )
+    for name, bytes_sealed in sorted(held.items()):
+        found = seal.held_digest(root / name, bytes_sealed, name)
+        if name in pending or found == bytes_sealed.sha256:
+            continue
+        problems.append(
+            f"edition {paths.id}: {name} changed after an erratum sealed its bytes "
+            f"(sha256 {bytes_sealed.sha256[:12]}…, {seal.INDEX_NAME}); restore it, or add an "
+            f"erratum listing '{name}' under `files` with the figures it changes"
+        )
     for name in covered_files(root):
         if name not in published.files and not name.endswith(".jsonl") and name not in covered:
             problems.append(
                 f"edition {paths.id}: {name} was added after publication and no erratum names it"
             )
-    stored_path = root / "results.json"
-    stored = load_model(EditionResults, stored_path) if stored_path.exists() else None
-    if stored != results and "results.json" not in covered:
+    if (
+        (root / seal.RESULTS_CURRENT).exists()
+        and seal.RESULTS_CURRENT not in held
+        and seal.RESULTS_CURRENT not in (pending if held else covered)
+    ):
+        problems.append(
+            f"edition {paths.id}: {seal.RESULTS_CURRENT} is there but no erratum names "
+            "results.json: corrected figures are written by the build for an erratum that "
+            "corrects them; remove it, or add that erratum"
+        )
+    stored = current_figures(root)
+    figures_pending = seal.RESULTS_CURRENT in (pending if held else covered)
+    if stored is not None and stored != results and not figures_pending:
         problems.append(
             f"edition {paths.id}: its figures recomputed from the logs differ from the "
-            "published results.json (a log, grade or price changed); publish the correction "
-            "as an erratum listing 'results.json' and the figures it changes"
+            f"published ones ({_figures_name(root)}; a log, grade or price changed); publish "
+            "the correction as a new erratum listing 'results.json' and the figures it changes"
         )
     return problems
 
 
+def _latest_line(root: Path) -> seal.PublicationEntry | None:
+    try:
+        mine = seal.for_edition(seal.read_index(index_path(root)), EditionPaths(root).id)
+    except FileProblem:
+        return None  # reported by sealing_problems
+    return mine[-1].entry if mine else None
+
+
+def _figures_name(root: Path) -> str:
+    current = root / seal.RESULTS_CURRENT
+    return seal.RESULTS_CURRENT if current.exists() else seal.RESULTS
+
+
+def current_figures(root: Path) -> EditionResults | None:
+    """The figures as published today: corrected by errata (`results-current.json`) if any
+    erratum corrected them, else as sealed (`results.json`); None before publication."""
+    path = root / _figures_name(root)
+    return load_model(EditionResults, path) if path.exists() else None
+
+
 def record_after_build(root: Path, results: EditionResults, now: dt.datetime) -> None:
-    """After a successful build: record a first publication, or write corrected figures that
-    an erratum announced."""
+    """After a successful build: record a first publication, or write the corrected figures an
+    erratum announced beside the sealed results.json (never over it), then seal the errata."""
     if not (root / "published.json").exists():
         record_publication(root, results, now)
         return
-    stored_path = root / "results.json"
-    if not stored_path.exists() or load_model(EditionResults, stored_path) != results:
-        write_json(stored_path, results)
+    current = root / seal.RESULTS_CURRENT
+    if current.exists():
+        if load_model(EditionResults, current) != results:
+            write_json(current, results)
+    else:
+        sealed = root / seal.RESULTS
+        differs = not sealed.exists() or load_model(EditionResults, sealed) != results
+        # An erratum naming results.json seals the corrected figures' bytes, even unchanged.
+        if differs or seal.RESULTS_CURRENT in errata_files(root):
+            write_json(current, results)
     seal_index(root, now)
 
 
@@ -216,7 +305,7 @@ def seal_publications(results: dict[Path, EditionResults], now: dt.datetime) -> 
         or load.window_closed(load_model(EditionManifest, Path(path) / "edition.yaml"), now)
     ]
     for path in due:
-        for name in ("results.json", "published.json"):
+        for name in (seal.RESULTS, seal.RESULTS_CURRENT, "published.json"):
             target = path / name
             saved[target] = target.read_bytes() if target.is_file() else None
         index = index_path(path)

@@ -6,8 +6,9 @@ a long tool result) set to null and a JSON pointer to `bodies/<sha256>.txt`: the
 bytes, named by their hash, written once and fsynced before any record points at it.
 
 Logs are read in either form. A log the bundled editions sealed holds whole bodies and is never
-rewritten; a downloaded log is always whole (`whole_log_bytes`), so it stands alone and `verify`
-re-derives from it without the `bodies/` folder.
+rewritten. A log is published as written (the sealed bytes, gzipped) with `bodies/` beside it;
+`whole_log_bytes` rebuilds its self-contained form for a reader who wants one, and the
+data page gives the same mapping as a recipe.
 """
 
 from __future__ import annotations
@@ -171,5 +172,5 @@ def whole_lines(path: Path, root: Path) -> Iterator[bytes]:
 
 
 def whole_log_bytes(path: Path, root: Path) -> bytes:
-    """A cell's log, self-contained, for downloads and bundles (see `whole_lines`)."""
+    """A cell's log, self-contained (see `whole_lines`): never published as the raw log."""
     return b"".join(whole_lines(path, root))

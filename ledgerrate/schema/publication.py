@@ -108,6 +108,17 @@ class SealedErratum(Strict):
     sha256: Sha256 = Field(description="sha256 of the erratum's canonical JSON.")
 
 
+class SealedFile(Strict):
+    """The bytes of a file an erratum names, as the build that sealed the erratum found them."""
+
+    sha256: Sha256 = Field(description="sha256 of the file's bytes.")
+    size: int = Field(
+        ge=0,
+        description="Its size in bytes. A log (`.jsonl`) is append-only: it may grow, but its "
+        "first `size` bytes must still hash to `sha256`; any other file must match whole.",
+    )
+
+
 class PublicationEntry(Strict):
     """A line of `editions/publications.jsonl`, the append-only index of publications.
 
@@ -126,6 +137,13 @@ class PublicationEntry(Strict):
         default_factory=list, description="Every erratum sealed so far, oldest first."
     )
     digest: Sha256 = Field(description="Publication digest: the chain head over those errata.")
+    files: dict[str, SealedFile] | None = Field(
+        default=None,
+        description="Every edition file named by an erratum sealed so far (`results.json` "
+        "stands for the figures, `results-current.json`), with the sha256 and size of its "
+        "bytes when this line was recorded: each named file is held to its latest sealed "
+        "bytes. Absent on lines recorded before errata sealed bytes.",
+    )
     previous: Sha256 | None = Field(
         description="sha256 of the index's previous line (null on the first): the index is a "
         "chain too, so a line cannot be removed or edited without breaking every later one."

@@ -17,6 +17,7 @@ from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.hashing import canonical_json, seed_commitment
 from ledgerrate.io import load_model
 from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics.void import accepted_graders
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
@@ -195,6 +196,7 @@ def check_grades(
     logs: EditionLogs | None = None,
     *,
     remember: bool = True,
+    registration: Registration | None = None,
 ) -> None:
     """Re-grade every stored answer whose items are known; check the judge saw no identity.
 
@@ -266,30 +268,87 @@ def check_grades(
             expected=grader_hash,
             found=grade.grader_hash,
         )
-        if again.deterministic_pass and again.needs_judge:
-            expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
-        else:
-            expected = Outcome.passed if again.deterministic_pass else Outcome.failed
-        report.expect(
-            "grades re-derived",
-            expected == grade.outcome,
-            file=rel,
-            record=run_id,
-            field="outcome",
-            expected=expected.value,
-            found=grade.outcome.value,
+        _compare(report, rel, grade, again)
+    _check_superseded(logs, runs, datasets, lookup, report, remember, registration)
+
+
+def _compare(report: Report, rel: str, grade: GradeRecord, again: Grade) -> None:
+    """A stored grade against its grader's verdict: outcome and every named check."""
+    run_id = grade.run_id
+    if again.deterministic_pass and again.needs_judge:
+        expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
+    else:
+        expected = Outcome.passed if again.deterministic_pass else Outcome.failed
+    report.expect(
+        "grades re-derived",
+        expected == grade.outcome,
+        file=rel,
+        record=run_id,
+        field="outcome",
+        expected=expected.value,
+        found=grade.outcome.value,
+    )
+    stored = {c.name: c.passed for c in grade.checks}
+    derived = {c.name: c.passed for c in again.checks}
+    report.expect(
+        "grades re-derived",
+        stored == derived,
+        file=rel,
+        record=run_id,
+        field="checks",
+        expected=derived,
+        found=stored,
+    )
+
+
+def _check_superseded(
+    logs: EditionLogs,
+    runs: dict[str, RunRecord],
+    datasets: dict[str, Dataset],
+    lookup,
+    report: Report,
+    remember: bool,
+    registration: Registration | None,
+) -> None:
+    """Superseded grade revisions are evidence too (the figures once published rest on them):
+    each is re-derived under the grader revision whose hash it names, which the workload keeps
+    verbatim (`Workload.superseded`). A grade naming no revision of its workload's grader, or
+    one older than the registration sealed, cannot stand and is reported."""
+    latest = {rel_grade[1].run_id: rel_grade[1] for rel_grade in latest_grades(logs).values()}
+    groups: dict[tuple[str, str], list[tuple[str, GradeRecord, RunRecord]]] = {}
+    graders: dict[str, dict[str, Workload]] = {}
+    for log in logs.grades:
+        for grade in log.records_or_raise():
+            if latest.get(grade.run_id) is grade:
+                continue
+            run = runs.get(grade.run_id)
+            if run is None or run.workload not in datasets or run.status != RunStatus.completed:
+                continue  # the latest grade's checks report a run that is not there
+            if run.workload not in graders:
+                workload: Workload = lookup(run.workload)
+                graders[run.workload] = {r.grader_hash: r for r in (*workload.superseded, workload)}
+            accepted = accepted_graders(run.workload, registration)
+            if grade.grader_hash not in graders[run.workload] or (
+                accepted is not None and grade.grader_hash not in accepted
+            ):
+                report.fail(
+                    "grades re-derived",
+                    file=log.rel,
+                    record=grade.run_id,
+                    field=f"grader_hash (revision {grade.revision})",
+                    expected="the grader revision registered, or a later correction of it",
+                    found=grade.grader_hash,
+                )
+                continue
+            key = (run.workload, grade.grader_hash)
+            groups.setdefault(key, []).append((log.rel, grade, run))
+    for (workload_id, grader_hash), members in sorted(groups.items(), key=lambda kv: kv[0]):
+        revision = graders[workload_id][grader_hash]
+        verdicts = _Regrader(datasets, lambda _id, r=revision: r, remember=remember).all(
+            [(run.workload, run.item_id, run.answer or "", run.tool_state) for *_, run in members]
         )
-        stored = {c.name: c.passed for c in grade.checks}
-        derived = {c.name: c.passed for c in again.checks}
-        report.expect(
-            "grades re-derived",
-            stored == derived,
-            file=rel,
-            record=run_id,
-            field="checks",
-            expected=derived,
-            found=stored,
-        )
+        for (rel, grade, _run), again in zip(members, verdicts, strict=True):
+            _compare(report, rel, grade, again)
 
 
 class _Regrader:

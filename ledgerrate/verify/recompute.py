@@ -19,6 +19,7 @@ from ledgerrate.schema import (
     RunRecord,
     UsageBasis,
 )
+from ledgerrate.seal import RESULTS, RESULTS_CURRENT
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 
@@ -177,8 +178,12 @@ def check_figures(
     recompute: Callable[[Path], EditionResults],
     report: Report,
 ) -> EditionResults | None:
-    """results.json equals what the raw logs and grades give today, field by field."""
-    published_path = paths.root / "results.json"
+    """The published figures equal what the raw logs and grades give today, field by field:
+    `results-current.json` once an erratum corrected them (the sealed `results.json` beside it
+    keeps the figures as first published), else `results.json`."""
+    published_path = paths.root / RESULTS_CURRENT
+    if not published_path.exists():
+        published_path = paths.root / RESULTS
     fresh = recompute(paths.root)
     for workload in fresh.workloads:
         for cell in workload.cells:
@@ -201,7 +206,7 @@ def check_figures(
     for where, found, expected in diffs:
         report.fail(
             "published figures recomputed",
-            file="results.json",
+            file=published_path.name,
             record=where,
             field=where.rsplit(".", 1)[-1],
             expected=expected,

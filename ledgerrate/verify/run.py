@@ -14,6 +14,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionResults
+from ledgerrate.seal import INDEX_NAME
 from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
@@ -100,7 +101,9 @@ def verify_edition(
             found="; ".join(problem.lines),
         )
         return report
-    check_published(paths.root, report)
+    check_published(
+        paths.root, report, paths.root / INDEX_NAME if in_bundle else paths.root.parent / INDEX_NAME
+    )
     check_publication(paths, edition.manifest, report, in_bundle=in_bundle, expect=expect)
 
     # 2. The registration still matches the code and inputs it sealed.
@@ -143,7 +146,16 @@ def verify_edition(
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report, logs)
-    check_grades(paths, edition.manifest, runs, datasets, lookup, report, logs)
+    check_grades(
+        paths,
+        edition.manifest,
+        runs,
+        datasets,
+        lookup,
+        report,
+        logs,
+        registration=edition.registration,
+    )
 
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")

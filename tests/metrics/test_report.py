@@ -141,11 +141,13 @@ def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) 
 def test_results_published_before_per_flagship_premiums_still_load(repo_root) -> None:
     # Results sealed before per-flagship premiums have no `flagship_premiums`; they load with an
     # empty list, which is what an edition without a flagship recomputes, so `verify` finds them
-    # unchanged. 2026-11-b's file is still the one first sealed; 2026-11's was rewritten by a
-    # correction (erratum 2026-12-01-4), so its first form is rebuilt by removing the field.
+    # unchanged. Both files are the ones first sealed; 2026-11's corrected figures (erratum
+    # 2026-12-01-4) are in results-current.json, which has the field, so it is removed here.
     sealed = json.loads((repo_root / "editions" / "2026-11-b" / "results.json").read_text())
     assert all("flagship_premiums" not in w for w in sealed["workloads"])
-    corrected = json.loads((repo_root / "editions" / "2026-11" / "results.json").read_text())
+    corrected = json.loads(
+        (repo_root / "editions" / "2026-11" / "results-current.json").read_text()
+    )
     for workload in corrected["workloads"]:
         workload.pop("flagship_premiums", None)
     for raw in (sealed, corrected):
