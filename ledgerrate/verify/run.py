@@ -20,6 +20,7 @@ from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.parsed import EditionLogs
+from ledgerrate.verify.price_times import check_price_times
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
@@ -124,6 +125,7 @@ def verify_edition(
             expected="as registered",
             found=mismatch.split(": ", 1)[-1],
         )
+    check_price_times(edition, report)
 
     # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
     on_stage("run logs")
