@@ -57,7 +57,7 @@ def judge_protocol(
     without a judge, or a workload without one).
     """
     if items.empty or "judge_passed" not in items:
-        return _unjudged(items) if judged else None
+        return _unjudged(items, same_family) if judged else None
     known = _known(items["judge_passed"])
     if not known.any() and not judged:  # no judge here: decided without copying the frame
         return None
@@ -132,7 +132,7 @@ def judge_protocol(
     )
 
 
-def _unjudged(items: pd.DataFrame) -> JudgeProtocol:
+def _unjudged(items: pd.DataFrame, same_family: bool) -> JudgeProtocol:
     """The block of a judged cell with no counted run at all (e.g. only infrastructure
     exclusions), or none that reached grading."""
     missing = []
@@ -145,6 +145,7 @@ def _unjudged(items: pd.DataFrame) -> JudgeProtocol:
         spotcheck_required=0,
         disagreements=0,
         agreement_ci=wilson_interval(0, 0),
+        second_judge_required=same_family,
         second_judge_agreement_ci=wilson_interval(0, 0),
         missing=missing,
     )

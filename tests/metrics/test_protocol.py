@@ -103,5 +103,6 @@ def test_a_judged_cell_carries_its_block_when_no_run_has_a_verdict() -> None:
     assert block is not None and block.missing == [] and block.second_judge_required
     empty = p.judge_protocol(pending.iloc[0:0], same_family=True, judged=True)
     assert empty is not None and empty.judged_runs == 0 and empty.missing == []
+    assert empty.second_judge_required
     # Without a judge named (2026-11, 2026-11-b) the cell still carries none.
     assert p.judge_protocol(pending, same_family=True, judged=False) is None
