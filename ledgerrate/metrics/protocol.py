@@ -61,9 +61,9 @@ def judge_protocol(
     known = _known(items["judge_passed"])
     if not known.any() and not judged:  # no judge here: decided without copying the frame
         return None
-    judged = items[known]
-    n_judged = len(judged)
-    human = judged[_known(judged["human_passed"])]
+    verdicts = items[known]
+    n_judged = len(verdicts)
+    human = verdicts[_known(verdicts["human_passed"])]
     sampled = human[human["human_scope"] == "sample"]
     checked = len(sampled)
     disagree = int((sampled["judge_passed"] != sampled["human_passed"]).sum())
@@ -77,16 +77,16 @@ def judge_protocol(
     if pending or ungraded:
         missing.append(f"{PENDING}: {pending + ungraded} of {len(items)} runs have no final grade")
 
-    # With no judged run, the conditions on judged runs (§5.3, §5.4) have nothing to apply to.
+    # With no verdicts run, the conditions on verdicts runs (§5.3, §5.4) have nothing to apply to.
     if checked == 0 and not all_human:
         missing.append(
             f"{NO_SPOTCHECK}: 0 of the {required} the standard requires (20% of "
-            f"{n_judged} judged runs)"
+            f"{n_judged} verdicts runs)"
         )
     elif checked < required and not all_human:
         missing.append(
             f"{SHORT_SPOTCHECK}: {checked} of the {required} required (20% of {n_judged} "
-            "judged runs)"
+            "verdicts runs)"
         )
 
     regrade = "not_required"
@@ -98,17 +98,17 @@ def judge_protocol(
                 regrade = "done"
             else:
                 missing.append(
-                    f"{NOT_APPLIED}: every judged run has a human verdict but the outcomes "
+                    f"{NOT_APPLIED}: every verdicts run has a human verdict but the outcomes "
                     "are still the judge's; import the regrade again with `spotcheck import`"
                 )
         else:
             missing.append(
                 f"{REGRADE}: judge and humans disagree on {disagree} of {checked} spot-checks "
                 f"({disagree / checked:.0%}, above the 10% limit); "
-                f"{n_judged - len(human)} judged runs still need a human verdict"
+                f"{n_judged - len(human)} verdicts runs still need a human verdict"
             )
 
-    second = judged[_known(judged["second_passed"])]
+    second = verdicts[_known(verdicts["second_passed"])]
     if same_family and second.empty and n_judged:
         missing.append(
             f"{NO_SECOND_JUDGE}: the judge is from this model's vendor family and no second "
