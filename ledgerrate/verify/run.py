@@ -16,6 +16,7 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionResults
 from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
+from ledgerrate.verify.estimates import check_latency_estimates
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
@@ -150,6 +151,7 @@ def verify_edition(
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report, logs)
+    check_latency_estimates(edition.manifest, report, logs)
     try:
         check_figures(paths, recompute, report)
     except (FileProblem, UsageProblem) as problem:

@@ -17,6 +17,8 @@ from ledgerrate.io import append_jsonl, write_json
 from ledgerrate.run import unfinished
 from ledgerrate.schema import AttemptStart, InstancePrice, Mode, RunStatus
 from ledgerrate.server_time import edition_server_time
+from ledgerrate.verify import estimates
+from ledgerrate.verify.report import Report
 from tests.run import toy
 from tests.run.runkit import model
 
@@ -71,6 +73,19 @@ def test_unfinished_calls_are_priced_from_a_bound_with_its_basis(edition_factory
     assert record.cost.total_usd == sum(
         (c.cost.total_usd for c in record.calls), Decimal(0)
     ) and record.cost.total_usd > Decimal("0.019")
+    # verify re-derives each bound from the recorded clocks, and names a changed one.
+    report = Report()
+    estimates._check_run(record, edition.manifest, report, "agentic.jsonl")
+    assert report.ok and report.checked["estimated call times bounded by the recorded clocks"] == 7
+    lowered = record.calls[-1].model_copy(update={"latency_s": 0.0})
+    estimates._check_run(
+        record.model_copy(update={"calls": [*record.calls[:-1], lowered]}),
+        edition.manifest,
+        report,
+        "agentic.jsonl",
+    )
+    (found,) = report.mismatches
+    assert found.record.endswith("call 6") and found.expected.startswith("600.0 s")
     # The serial-server reconstruction never takes a bound for a measured end.
     assert _no_measured_calls(edition)
 

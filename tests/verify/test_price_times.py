@@ -79,3 +79,16 @@ def test_bundled_editions(tmp_path: Path) -> None:
     check_price_times(load_edition(EDITIONS / "2026-12"), report)
     assert report.ok and len(report.exceptions) == 3, report.lines()
     assert "frozen_at: 2026-12-01T21:45:00Z is after the registration" in report.exceptions[0]
+
+
+def test_an_erratum_without_disclosures_dumps_as_before() -> None:
+    # An erratum's hash is the sha256 of its dump: the field must not appear in errata sealed
+    # before it existed, or every sealed chain would break.
+    from ledgerrate.io import load_model
+    from ledgerrate.schema import ErrataFile
+
+    for edition in ("2026-11", "2026-12"):
+        errata = load_model(ErrataFile, EDITIONS / edition / "errata.yaml")
+        for entry in errata.entries:
+            dumped = entry.model_dump(mode="json")
+            assert ("discloses" in dumped) == (entry.id == "2026-12-05-10"), entry.id
