@@ -167,8 +167,9 @@ class TokenTotals(Strict):
 class JudgeProtocol(Strict):
     """How far a judged cell meets the judged-task protocol (standard §5), from its grades.
 
-    Present on every cell at least one of whose runs has a judge's verdict; a cell whose runs
-    still wait for the judge says so in `pending_judge` and its flag instead.
+    Present on every cell of a judged workload in an edition that names a judge (with 0 judged
+    runs when none has a verdict yet), and otherwise on a cell at least one of whose runs has a
+    judge's verdict.
     """
 
     judged_runs: int = Field(ge=0, description="Counted runs that carry a judge's verdict.")
