@@ -6,6 +6,7 @@ whose registered hashes no longer match the code would publish figures nobody re
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,3 +185,56 @@ def require_prices(edition: Edition) -> None:
     problems = pricing_problems(edition)
     if problems:
         raise UsageProblem(*problems)
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def price_times(pricing: PricingTable) -> list[tuple[str, dt.datetime]]:
+    """Every time a price table states: when it was frozen and when each price was read."""
+    stamps: list[tuple[str, dt.datetime]] = [("frozen_at", pricing.frozen_at)]
+    stamps += [(f"models.{m}.retrieved_at", p.retrieved_at) for m, p in pricing.models.items()]
+    if pricing.compute is not None:
+        stamps.append(("compute.retrieved_at", pricing.compute.retrieved_at))
+    stamps += [
+        (f"self_hosted.{m}.retrieved_at", p.retrieved_at) for m, p in pricing.self_hosted.items()
+    ]
+    return stamps
+
+
+def price_time_problems(
+    pricing: PricingTable,
+    opens: dt.datetime,
+    registered_at: dt.datetime | None,
+    where: Path | str,
+) -> list[str]:
+    """Every time in a price table later than the window's opening or than the registration
+    (None before there is one), and every price read after the table was frozen.
+
+    Standard §3 freezes prices at window open, and the registration seals the table's hash: a
+    table frozen, or a price read, after either moment is not the table those moments fixed.
+    """
+    problems = []
+    for field, moment in price_times(pricing):
+        # One line per time, the first rule it breaks (a price read after the freeze is
+        # usually after the window opens as well; re-reading it before freezing fixes both).
+        if field != "frozen_at" and moment > pricing.frozen_at:
+            problems.append(
+                f"{where}: {field}: {_stamp(moment)} is after frozen_at "
+                f"({_stamp(pricing.frozen_at)}); a frozen table cannot hold a price read "
+                "later, so read the price page again before freezing"
+            )
+        elif moment > opens:
+            problems.append(
+                f"{where}: {field}: {_stamp(moment)} is after the window opens "
+                f"({_stamp(opens)}); prices are frozen at window open, so freeze the table and "
+                "read its prices by then"
+            )
+        elif registered_at is not None and moment > registered_at:
+            problems.append(
+                f"{where}: {field}: {_stamp(moment)} is after the registration "
+                f"({_stamp(registered_at)}) that seals the table; register only once the table "
+                "is frozen, with the true times"
+            )
+    return problems

@@ -36,6 +36,7 @@ from ledgerrate.io import iter_jsonl, load_model, read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     AttemptStart,
+    CallRecord,
     EditionManifest,
     PricingTable,
     ProbeRecord,
@@ -102,6 +103,12 @@ class EditionTime:
     open_calls: int
 
 
+def _ended(call: CallRecord) -> bool:
+    """The call's end was recorded: not an accounted unfinished call (latency 0 in records
+    written before estimates were recorded, an upper bound in `latency_estimate` since)."""
+    return call.latency_s > 0 and call.latency_estimate is None
+
+
 def _percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.array(values, dtype=float), q))
 
@@ -131,7 +138,7 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
         runs[log] = read_jsonl(log, RunRecord)
         for run in runs[log]:
             for index, call in enumerate(run.calls):
-                if call.latency_s > 0:  # an accounted unfinished call records no end
+                if _ended(call):
                     timed.append(Timed(call.started_at, call.latency_s))
                     where.append((log, run.run_id, index))
     # The tools probe before each `run` asks the same server too.
@@ -141,7 +148,7 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
             timed.append(Timed(call.started_at, call.latency_s))
             where.append((probes, f"probe {probe.started_at.isoformat()}", index))
     ended = {(run.run_id, run.attempt, call.step) for rs in runs.values() for run in rs
-             for call in run.calls if call.latency_s > 0}  # fmt: skip
+             for call in run.calls if _ended(call)}  # fmt: skip
     open_starts = [
         start.started_at
         for journal in journals

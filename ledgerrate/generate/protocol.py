@@ -6,31 +6,18 @@ is left, so a registration can never seal a protocol the standard does not allow
 
 from __future__ import annotations
 
-from ledgerrate.edition import Edition
+import datetime as dt
+
+from ledgerrate.edition import Edition, price_time_problems
 from ledgerrate.schema import STANDARD_N, ProviderFamily
 
 
-def pricing_problems(edition: Edition) -> list[str]:
-    """Prices frozen at (or before) window open, each read before the table was frozen."""
-    where, pricing = edition.paths.pricing, edition.pricing
-    opens = edition.manifest.window.opens
-    problems = []
-    if pricing.frozen_at > opens:
-        problems.append(
-            f"{where}: frozen_at: {pricing.frozen_at.isoformat()} is after the window opens "
-            f"({opens.isoformat()}); prices are frozen at window open, so freeze the table by then"
-        )
-    read = [(f"models.{m}.retrieved_at", p.retrieved_at) for m, p in pricing.models.items()]
-    if pricing.compute is not None:
-        read.append(("compute.retrieved_at", pricing.compute.retrieved_at))
-    for field, when in read:
-        if when > pricing.frozen_at:
-            problems.append(
-                f"{where}: {field}: {when.isoformat()} is after frozen_at "
-                f"({pricing.frozen_at.isoformat()}); a frozen table cannot hold a price read "
-                "later, so read the price page again before freezing"
-            )
-    return problems
+def pricing_problems(edition: Edition, registered_at: dt.datetime | None = None) -> list[str]:
+    """Prices frozen at (or before) window open and before the registration that seals them,
+    each read before the table was frozen."""
+    return price_time_problems(
+        edition.pricing, edition.manifest.window.opens, registered_at, edition.paths.pricing
+    )
 
 
 def sampling_problems(edition: Edition) -> list[str]:
@@ -59,5 +46,7 @@ def n_problems(edition: Edition) -> list[str]:
     ]
 
 
-def protocol_problems(edition: Edition) -> list[str]:
-    return pricing_problems(edition) + sampling_problems(edition) + n_problems(edition)
+def protocol_problems(edition: Edition, registered_at: dt.datetime | None = None) -> list[str]:
+    return (
+        pricing_problems(edition, registered_at) + sampling_problems(edition) + n_problems(edition)
+    )

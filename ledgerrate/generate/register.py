@@ -89,7 +89,9 @@ def register_edition(
             "); a registration is sealed once and never rewritten"
         )
     require_prices(edition)
-    problems = protocol_problems(edition)
+    # Prices are checked against this moment: the registration sealed below is stamped no
+    # earlier, so a price read after it could not have been in the table it seals.
+    problems = protocol_problems(edition, now or dt.datetime.now(dt.UTC))
     if problems:
         raise UsageProblem(*problems)
     recipients = escrow_recipients(paths)

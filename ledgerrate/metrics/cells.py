@@ -33,6 +33,7 @@ from ledgerrate.schema import (
     CostBasis,
     Mode,
     Outcome,
+    RevisionGradingCost,
     RunStatus,
     TokenTotals,
     UsageBasis,
@@ -184,11 +185,16 @@ def cell_result(
     void_reasons: Sequence[str] = (),
     flags: Sequence[str] = (),
     judge_same_family: bool = False,
+    judged: bool = False,
+    grading_by_revision: Sequence[RevisionGradingCost] = (),
 ) -> CellResult:
     """Every figure of one cell. CPO = spend ÷ passes; null when there is no pass.
 
     A judged cell qualifies only when the judged-task protocol is met as well (see
-    metrics/protocol.py); `judge_same_family` says the judge shares the model's vendor family.
+    metrics/protocol.py); `judge_same_family` says the judge shares the model's vendor family,
+    and `judged` that the cell is of a judged workload in an edition that names a judge (it
+    then always carries its `judge_protocol` block). `grading_by_revision` is all of the
+    cell's grading spend (metrics/grading_cost.py), reported beside the figures.
     """
     workload, model, mode = data.key
     items = data.items
@@ -222,7 +228,7 @@ def cell_result(
     pass_rate = passes / n if settled_grades else None
     missing = max(data.n_expected - n, 0)
     settled = n > 0 and missing == 0 and graded == n
-    protocol = judge_protocol(items, same_family=judge_same_family)
+    protocol = judge_protocol(items, same_family=judge_same_family, judged=judged)
     failure_reasons = items["failure"].tolist() if "failure" in items else [None] * n
     latencies = items["latency_s"].tolist()
     totals = items[list(TOKEN_FIELDS)].sum()
@@ -260,7 +266,9 @@ def cell_result(
         latency_p90_s=_latency(latencies, 90),
         infra_excluded_attempts=len(data.infra),
         infra_excluded_usd=money_sum(data.infra["spend_usd"]),
+        infra_excluded_unpriced_calls=int(data.infra["unpriced_calls"].sum()),
         grading_cost_usd=money_sum(items["judge_usd"].dropna()),
+        grading_cost_by_revision=list(grading_by_revision),
         cost_basis=cost_basis(items, is_reference),
         qualifying=qualifying,
         void=bool(void_reasons),

@@ -8,6 +8,7 @@ from ledgerrate import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, cell_result
+from ledgerrate.metrics.grading_cost import grading_cost_by_revision
 from ledgerrate.metrics.grouped import assemble_cells
 from ledgerrate.metrics.intervals import (
     CONFIDENCE,
@@ -77,6 +78,7 @@ def workload_result(
         _cell_keys(workload, manifest, runs), runs, grades, n
     )
     crossed = cross_mode_reasons(data)
+    cell_grades = _split(grades)
     accepted = accepted_graders(workload.id, inputs.registration)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
@@ -90,6 +92,10 @@ def workload_result(
             ],
             flags=inputs.flags.get(key, []),
             judge_same_family=key[1] in same_family,
+            judged=workload.judged and manifest.judge is not None,
+            grading_by_revision=grading_cost_by_revision(
+                cell_grades.get((key[1], key[2]), grades.iloc[0:0])
+            ),
         )
         for key, d in data.items()
     }

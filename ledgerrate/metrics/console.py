@@ -144,7 +144,13 @@ def cell_table(result: WorkloadResult) -> Table:
             + (f" ({c.truncated} cut off)" if c.truncated else "")
             + (f" ({c.context_exceeded} over context)" if c.context_exceeded else ""),
             str(c.missing),
-            f"{c.infra_excluded_attempts} ({usd(c.infra_excluded_usd)})",
+            f"{c.infra_excluded_attempts} ("
+            + (
+                f"spend unknown: {c.infra_excluded_unpriced_calls} calls without server time"
+                if c.infra_excluded_unpriced_calls
+                else usd(c.infra_excluded_usd)
+            )
+            + ")",
             _rate(c),
             usd(c.spend_usd),
             _cpo(c),
@@ -196,6 +202,12 @@ def protocol_lines(result: WorkloadResult) -> list[str]:
             f"judge {second}{regrade}"
         )
         lines.extend(f"    missing: {gap}" for gap in p.missing)
+        if c.grading_cost_by_revision:
+            paid = ", ".join(
+                f"revision {r.revision} ${r.usd} ({r.judge_calls} calls)"
+                for r in c.grading_cost_by_revision
+            )
+            lines.append(f"    grading spend paid: {paid}")
     return ["judged-task protocol (§5):", *lines] if lines else []
 
 

@@ -8,24 +8,34 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
 
+from ledgerrate.hashing import canonical_json
 from ledgerrate.io import FileProblem, iter_jsonl, load_model
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import EditionManifest, GradeRecord, Registration, RunRecord
+from ledgerrate.schema import (
+    CallRecord,
+    EditionManifest,
+    GradeRecord,
+    JudgeBlock,
+    Registration,
+    RunRecord,
+    UsageBasis,
+)
 
 RUN_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning", "failure",
+    "reasoning", "failure", "unpriced_calls",
 ]  # fmt: skip
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
     "outcome", "judge_usd", "grader_hash", "rubric_hash", "diagnostics",
-    "judge_passed", "second_passed", "human_passed", "human_scope",
+    "judge_passed", "second_passed", "human_passed", "human_scope", "judge_calls",
 ]  # fmt: skip
 
 CellKey = tuple[str, str, str]  # (workload, model, mode)
@@ -61,6 +71,19 @@ class EditionInputs:
         return self._parts[name].get(workload, frame.iloc[0:0])
 
 
+def unpriced(call: CallRecord) -> bool:
+    """An unfinished call recorded before its server time was bounded: latency 0 and so, for a
+    self-hosted model, $0, though its time and spend are unknown, not zero (run/unfinished.py
+    now records an upper bound with its basis in `latency_estimate`)."""
+    return (
+        call.latency_s == 0
+        and call.latency_estimate is None
+        and call.usage_basis == UsageBasis.estimated
+        and call.cost.total_usd == 0
+        and (call.error or "").startswith("unfinished")
+    )
+
+
 def run_row(record: RunRecord) -> dict[str, object]:
     u = record.usage
     return {
@@ -87,7 +110,21 @@ def run_row(record: RunRecord) -> dict[str, object]:
         "output": u.output_tokens,
         "reasoning": u.reasoning_tokens,
         "failure": record.failure,
+        "unpriced_calls": sum(unpriced(call) for call in record.calls),
     }
+
+
+def judge_calls(judge: JudgeBlock | None) -> tuple[tuple[str, Decimal], ...]:
+    """Each judge call a grade record holds, as (its block as canonical JSON, its cost): the
+    first opinion without its second, then the second (see metrics/grading_cost.py)."""
+    if judge is None:
+        return ()
+    first = judge.model_dump(mode="json", exclude={"second_opinion"})
+    calls = [(canonical_json(first), judge.cost.total_usd)]
+    if judge.second_opinion is not None:
+        second = judge.second_opinion
+        calls.append((canonical_json(second.model_dump(mode="json")), second.cost.total_usd))
+    return tuple(calls)
 
 
 def grade_row(record: GradeRecord) -> dict[str, object]:
@@ -116,6 +153,7 @@ def grade_row(record: GradeRecord) -> dict[str, object]:
         ),
         "human_passed": record.spotcheck.passed if record.spotcheck else None,
         "human_scope": record.spotcheck.scope if record.spotcheck else None,
+        "judge_calls": judge_calls(judge),
     }
 
 

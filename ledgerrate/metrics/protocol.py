@@ -17,7 +17,7 @@ import math
 import pandas as pd
 
 from ledgerrate.metrics.intervals import wilson_interval
-from ledgerrate.schema import JudgeProtocol
+from ledgerrate.schema import JudgeProtocol, Outcome
 
 SPOTCHECK_SHARE = 0.20  # §5.3: at least 20% of judged runs
 DISAGREEMENT_LIMIT = 0.10  # §5.3: more than 10% triggers a full manual regrade
@@ -30,6 +30,11 @@ REGRADE = "manual regrade required"
 NOT_APPLIED = "manual regrade not applied"
 NO_SECOND_JUDGE = "second-judge check not run"
 
+# A counted run's outcome before its final grade (`ungraded`: completed, no grade record yet;
+# the same word as metrics/cells.py's UNGRADED, which imports this module).
+UNGRADED = "ungraded"
+OPEN = [Outcome.pending_judge, UNGRADED]
+
 
 def spotcheck_required(judged_runs: int, share: float = SPOTCHECK_SHARE) -> int:
     # round() first so 0.2 × 15 is 3, not 3.0000000000000004 rounded up to 4.
@@ -40,16 +45,25 @@ def _known(series: pd.Series) -> pd.Series:
     return series.notna() & series.map(lambda v: isinstance(v, bool))
 
 
-def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol | None:
-    """The cell's §5 state; None when no counted run has a judge's verdict."""
+def judge_protocol(
+    items: pd.DataFrame, *, same_family: bool, judged: bool = False
+) -> JudgeProtocol | None:
+    """The cell's §5 state.
+
+    `judged`: the cell is of a judged workload in an edition that names a judge; it then always
+    carries the block, even when no counted run has a judge's verdict yet (no run reached the
+    judge, or its replies were unusable): "no verdict" is a state of the protocol to publish,
+    not its absence. Otherwise None when no counted run has a judge's verdict (an edition
+    without a judge, or a workload without one).
+    """
     if items.empty or "judge_passed" not in items:
-        return None
+        return _unjudged(items, same_family) if judged else None
     known = _known(items["judge_passed"])
-    if not known.any():  # no judge here: decided without copying the frame
+    if not known.any() and not judged:  # no judge here: decided without copying the frame
         return None
-    judged = items[known]
-    n_judged = len(judged)
-    human = judged[_known(judged["human_passed"])]
+    verdicts = items[known]
+    n_judged = len(verdicts)
+    human = verdicts[_known(verdicts["human_passed"])]
     sampled = human[human["human_scope"] == "sample"]
     checked = len(sampled)
     disagree = int((sampled["judge_passed"] != sampled["human_passed"]).sum())
@@ -57,20 +71,22 @@ def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol |
     all_human = len(human) == n_judged
     missing: list[str] = []
 
-    pending = int((items["outcome"] == "pending_judge").sum())
-    ungraded = int((items["outcome"] == "ungraded").sum())
+    # The enum's value is spelled `pending-judge`: compared with the enum, not a string.
+    pending = int((items["outcome"] == Outcome.pending_judge).sum())
+    ungraded = int((items["outcome"] == UNGRADED).sum())
     if pending or ungraded:
         missing.append(f"{PENDING}: {pending + ungraded} of {len(items)} runs have no final grade")
 
+    # With no verdicts run, the conditions on verdicts runs (§5.3, §5.4) have nothing to apply to.
     if checked == 0 and not all_human:
         missing.append(
             f"{NO_SPOTCHECK}: 0 of the {required} the standard requires (20% of "
-            f"{n_judged} judged runs)"
+            f"{n_judged} verdicts runs)"
         )
     elif checked < required and not all_human:
         missing.append(
             f"{SHORT_SPOTCHECK}: {checked} of the {required} required (20% of {n_judged} "
-            "judged runs)"
+            "verdicts runs)"
         )
 
     regrade = "not_required"
@@ -82,18 +98,18 @@ def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol |
                 regrade = "done"
             else:
                 missing.append(
-                    f"{NOT_APPLIED}: every judged run has a human verdict but the outcomes "
+                    f"{NOT_APPLIED}: every verdicts run has a human verdict but the outcomes "
                     "are still the judge's; import the regrade again with `spotcheck import`"
                 )
         else:
             missing.append(
                 f"{REGRADE}: judge and humans disagree on {disagree} of {checked} spot-checks "
                 f"({disagree / checked:.0%}, above the 10% limit); "
-                f"{n_judged - len(human)} judged runs still need a human verdict"
+                f"{n_judged - len(human)} verdicts runs still need a human verdict"
             )
 
-    second = judged[_known(judged["second_passed"])]
-    if same_family and second.empty:
+    second = verdicts[_known(verdicts["second_passed"])]
+    if same_family and second.empty and n_judged:
         missing.append(
             f"{NO_SECOND_JUDGE}: the judge is from this model's vendor family and no second "
             "judge graded a sample of its runs"
@@ -112,6 +128,25 @@ def judge_protocol(items: pd.DataFrame, *, same_family: bool) -> JudgeProtocol |
         second_judge_checked=len(second),
         second_judge_agreement=second_agree / len(second) if len(second) else None,
         second_judge_agreement_ci=wilson_interval(second_agree, len(second)),
+        missing=missing,
+    )
+
+
+def _unjudged(items: pd.DataFrame, same_family: bool) -> JudgeProtocol:
+    """The block of a judged cell with no counted run at all (e.g. only infrastructure
+    exclusions), or none that reached grading."""
+    missing = []
+    open_runs = 0 if items.empty else int(items["outcome"].isin(OPEN).sum())
+    if open_runs:
+        missing.append(f"{PENDING}: {open_runs} of {len(items)} runs have no final grade")
+    return JudgeProtocol(
+        judged_runs=0,
+        spotchecked=0,
+        spotcheck_required=0,
+        disagreements=0,
+        agreement_ci=wilson_interval(0, 0),
+        second_judge_required=same_family,
+        second_judge_agreement_ci=wilson_interval(0, 0),
         missing=missing,
     )
 

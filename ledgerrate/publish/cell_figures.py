@@ -40,11 +40,20 @@ def cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Mar
             fmt.money(cell.cost_per_attempt_usd, "attempts"),
         ),
         "grading": fig("grading_cost_usd", fmt.usd(cell.grading_cost_usd)),
-        "infra": fig(
-            "infra_excluded_usd",
-            f"{cell.infra_excluded_attempts} ({fmt.usd(cell.infra_excluded_usd)})",
-        ),
+        "infra": fig("infra_excluded_usd", _infra(cell)),
     }
+
+
+def _infra(cell: CellResult) -> str:
+    """Infra-excluded attempts and their spend; never a $0 that stands for calls whose time,
+    and so a self-hosted model's spend, was never recorded."""
+    unknown = cell.infra_excluded_unpriced_calls
+    if not unknown:
+        return f"{cell.infra_excluded_attempts} ({fmt.usd(cell.infra_excluded_usd)})"
+    return (
+        f"{cell.infra_excluded_attempts} (spend unknown, not zero: {unknown} calls without a "
+        f"recorded server time; {fmt.usd(cell.infra_excluded_usd)} as recorded)"
+    )
 
 
 class CellFigures:

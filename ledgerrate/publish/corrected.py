@@ -36,7 +36,9 @@ def _sealed_value(sealed: EditionResults | None, fig: AffectedFigure) -> Any:
             if c.model == fig.model and (fig.mode is None or c.mode == fig.mode)
         ]
         if len(cells) == 1 and fig.field in type(cells[0]).model_fields:
-            return cells[0].model_dump(mode="json")[fig.field]
+            # A field the serialiser leaves out when empty (grading cost by revision) was
+            # absent from a file sealed before it existed: nothing was published for it.
+            return cells[0].model_dump(mode="json").get(fig.field)
     return None
 
 

@@ -7,6 +7,12 @@ exclusion (re-run, never counted against the model) whose calls are costed as es
 from the request's size (characters ÷ 4, the runner's rule when a provider reports nothing) and
 output at the model's cap, the most it could have cost. Basis `estimated`, so nobody reads it
 as measured.
+
+A self-hosted model is priced by its calls' server time, which for these calls was never
+measured. Each gets the most it can have been, from the recorded clocks, with its basis in
+`latency_estimate` (never a zero, which would price the call at $0): a call followed by another
+of the same attempt was answered before the next was sent; the last one ran at most until the
+runner gives up on a request (`timeout_s`).
 """
 
 from __future__ import annotations
@@ -113,7 +119,7 @@ def _record(
     prompt = workload.prompt(dataset.item(first.item_id))
     request = CompletionRequest(system=prompt.system, messages=[Message("user", prompt.user)])
     calls = []
-    for start in starts:
+    for start, seconds, basis in _latency_bounds(starts, spec.timeout_s):
         usage = Usage(
             input_tokens=-(-start.input_chars // 4), output_tokens=start.max_output_tokens
         )
@@ -121,13 +127,12 @@ def _record(
             CallRecord(
                 step=start.call,
                 started_at=start.started_at,
-                latency_s=0,
+                latency_s=seconds,
+                latency_estimate=basis,
                 error="unfinished: no answer was recorded before the run ended",
                 usage=usage,
                 usage_basis=UsageBasis.estimated,
-                # A self-hosted model's unfinished call has no measured server time: $0 compute,
-                # labelled an estimate like the rest of this record.
-                cost=call_cost(usage, 0.0, edition.pricing, spec.id),
+                cost=call_cost(usage, seconds, edition.pricing, spec.id),
             )
         )
     return RunRecord(
@@ -154,6 +159,31 @@ def _record(
         cost=sum((c.cost for c in calls), Cost()),
         cost_basis=CostBasis.estimated,
     )
+
+
+NEXT_SENT = (
+    "upper bound, not measured: from this request's start to the start of the attempt's next "
+    "request, which was sent only once this one was answered"
+)
+TIMED_OUT = (
+    "upper bound, not measured: the request's timeout (timeout_s = {timeout:g} s), the longest "
+    "the runner waits for an answer; the run ended before its answer was recorded"
+)
+
+
+def _latency_bounds(
+    starts: Sequence[AttemptStart], timeout_s: float
+) -> list[tuple[AttemptStart, float, str]]:
+    """Each call of an unfinished attempt (in call order) with the most its time can have been,
+    to the microsecond, and how that bound was found."""
+    bounds = []
+    for start, following in zip(starts, [*starts[1:], None], strict=True):
+        if following is None:
+            bounds.append((start, round(timeout_s, 6), TIMED_OUT.format(timeout=timeout_s)))
+            continue
+        gap = (following.started_at - start.started_at).total_seconds()
+        bounds.append((start, round(max(gap, 0.0), 6), NEXT_SENT))
+    return bounds
 
 
 __all__ = ["FAILURE", "account_unfinished", "read_starts", "started_path"]

@@ -54,6 +54,15 @@ class Erratum(Strict):
         default_factory=list, description="Edition files the correction changed."
     )
     withdrawn: bool = Field(default=False, description="True when a figure is withdrawn.")
+    discloses: list[Literal["price-times"]] = Field(
+        default_factory=list,
+        description="Defects of the edition's sealed files that this erratum discloses rather "
+        "than repairs, by the `verify` check that finds them (`price-times`: a price table "
+        "frozen, or a price read, after the window opened or after the registration). `verify` "
+        "reports such a defect as a disclosed exception naming this erratum, never as passed.",
+        # Left out when empty, so errata written before it existed keep their hash.
+        exclude_if=lambda v: not v,
+    )
 
     @field_validator("id", mode="before")
     @classmethod
@@ -176,8 +185,9 @@ class TokenTotals(Strict):
 class JudgeProtocol(Strict):
     """How far a judged cell meets the judged-task protocol (standard §5), from its grades.
 
-    Present on every cell at least one of whose runs has a judge's verdict; a cell whose runs
-    still wait for the judge says so in `pending_judge` and its flag instead.
+    Present on every cell of a judged workload in an edition that names a judge (with 0 judged
+    runs when none has a verdict yet), and otherwise on a cell at least one of whose runs has a
+    judge's verdict.
     """
 
     judged_runs: int = Field(ge=0, description="Counted runs that carry a judge's verdict.")
@@ -221,6 +231,16 @@ class JudgeProtocol(Strict):
         description="Each §5 condition the cell does not meet yet; empty when it meets them all. "
         "A cell qualifies only with none missing.",
     )
+
+
+class RevisionGradingCost(Strict):
+    """Judge spend paid while grading one cell under one grade revision."""
+
+    revision: int = Field(ge=1, description="The grade revision (`grade --regrade` adds one).")
+    judge_calls: int = Field(
+        ge=1, description="Judge calls paid in it (a second opinion is a call of its own)."
+    )
+    usd: Usd = Field(description="What those calls cost; a verdict carried forward is not paid.")
 
 
 class CellResult(Strict):
@@ -269,7 +289,29 @@ class CellResult(Strict):
     infra_excluded_attempts: int = Field(ge=0)
     """Attempts excluded for infrastructure errors (re-run)."""
     infra_excluded_usd: Usd
-    grading_cost_usd: Usd = Field(description="Judge spend; never in CPO.")
+    infra_excluded_unpriced_calls: int = Field(
+        default=0,
+        ge=0,
+        description="Calls of the infra-excluded attempts whose server time was never recorded "
+        "nor bounded (unfinished calls written before their bound was recorded): a self-hosted "
+        "model's spend on them is unknown, so `infra_excluded_usd` is not their spend and is "
+        "shown as unknown, never as $0.",
+        # Left out when none, so results without such calls read back unchanged.
+        exclude_if=lambda v: not v,
+    )
+    grading_cost_usd: Usd = Field(
+        description="Judge spend of the grades the figures rest on (each counted run's latest "
+        "revision); never in CPO."
+    )
+    grading_cost_by_revision: list[RevisionGradingCost] = Field(
+        default_factory=list,
+        description="Every judge call paid for the cell's grades, by grade revision, earlier "
+        "revisions and runs that do not count included: all grading spend, never in CPO. A "
+        "judge block a later revision carries forward unchanged is counted once, where paid.",
+        # Left out when empty (no judge was ever called), so results without a judge read back
+        # unchanged.
+        exclude_if=lambda v: not v,
+    )
     cost_basis: CellCostBasis
     """How the cost was obtained: `measured` only if every run was provider-reported,
     `estimated` if any usage was estimated, `compute` for a reference baseline, else `mixed`;

@@ -83,7 +83,16 @@ class CallRecord(Strict):
     started_at: dt.datetime
     """When the request was sent (UTC)."""
     latency_s: float = Field(ge=0)
-    """Wall-clock seconds until the response (or error)."""
+    """Wall-clock seconds until the response (or error); see `latency_estimate`."""
+    latency_estimate: str | None = Field(
+        default=None,
+        description="Set only when `latency_s` was not measured (a call whose answer was never "
+        "recorded because its run was killed): how `latency_s` was bounded from the recorded "
+        "clocks. `latency_s` is then that upper bound, never a zero, and a self-hosted model's "
+        "call is priced from it like any other.",
+        # Left out when unset, so records of measured calls read and write as before.
+        exclude_if=lambda v: v is None,
+    )
     http_status: int | None = None
     """HTTP status, null when no response arrived."""
     response: Any = Field(default=None, description="Raw provider JSON (or text if malformed).")

@@ -29,6 +29,9 @@ class Report:
     # What the edition itself discloses it cannot prove (e.g. lost seeds): not a mismatch, and
     # never counted as a passed check.
     limitations: list[str] = field(default_factory=list)
+    # Defects of the sealed files that an erratum discloses (it cannot repair sealed bytes):
+    # each named with its erratum; not a mismatch, and never counted as a passed check.
+    exceptions: list[str] = field(default_factory=list)
 
     def expect(
         self,
@@ -70,9 +73,12 @@ class Report:
         out += [f"note: {n}" for n in self.notes]
         out += [f"void cell: {v}" for v in self.void_cells]
         out += [f"disclosed limitation: {v}" for v in self.limitations]
+        out += [f"disclosed exception: {v}" for v in self.exceptions]
         counts = ", ".join(f"{n} {name}" for name, n in sorted(self.checked.items()))
         verdict = "VERIFIED" if self.ok else f"FAILED with {len(self.mismatches)} mismatch(es)"
         tail = f"; {len(self.limitations)} disclosed limitation(s)" if self.limitations else ""
+        if self.exceptions:
+            tail += f"; {len(self.exceptions)} disclosed exception(s)"
         out.append(
             f"{verdict}: checked {counts or 'nothing'}; {len(self.void_cells)} void cell(s){tail}"
         )

@@ -17,10 +17,12 @@ from ledgerrate.schema import EditionResults
 from ledgerrate.seal import INDEX_NAME
 from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
+from ledgerrate.verify.estimates import check_latency_estimates
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.parsed import EditionLogs
+from ledgerrate.verify.price_times import check_price_times
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
@@ -127,6 +129,7 @@ def verify_edition(
             expected="as registered",
             found=mismatch.split(": ", 1)[-1],
         )
+    check_price_times(edition, report)
 
     # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
     on_stage("run logs")
@@ -160,6 +163,7 @@ def verify_edition(
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report, logs)
+    check_latency_estimates(edition.manifest, report, logs)
     try:
         check_figures(paths, recompute, report)
     except (FileProblem, UsageProblem) as problem:

@@ -82,7 +82,27 @@ def test_second_judge_required_for_the_judges_family() -> None:
 
 def test_pending_runs_are_a_missing_condition_once_the_judge_has_started() -> None:
     items = _items(
-        [True, True, None], [True, None, None], outcome=["pass", "pass", "pending_judge"]
+        # The outcome as a grade record spells it (the enum's value, `pending-judge`).
+        [True, True, None],
+        [True, None, None],
+        outcome=["pass", "pass", "pending-judge"],
     )
     assert _gaps(p.judge_protocol(items, same_family=False)) == [p.PENDING]
     assert p.gap_summary(p.judge_protocol(items, same_family=False)) == p.PENDING
+
+
+def test_a_judged_cell_carries_its_block_when_no_run_has_a_verdict() -> None:
+    # 2026-12: its judge's replies were unusable (every run pending) or no run reached the judge
+    # (every run failed its code checks); the edition names a judge, so each cell is judged.
+    pending = _items([None] * 5, outcome=["pending-judge"] * 5)
+    block = p.judge_protocol(pending, same_family=True, judged=True)
+    assert block is not None and block.judged_runs == 0 and block.spotcheck_required == 0
+    assert block.missing == [f"{p.PENDING}: 5 of 5 runs have no final grade"]
+    failed = _items([None] * 5, outcome=["fail"] * 5)
+    block = p.judge_protocol(failed, same_family=True, judged=True)
+    assert block is not None and block.missing == [] and block.second_judge_required
+    empty = p.judge_protocol(pending.iloc[0:0], same_family=True, judged=True)
+    assert empty is not None and empty.judged_runs == 0 and empty.missing == []
+    assert empty.second_judge_required
+    # Without a judge named (2026-11, 2026-11-b) the cell still carries none.
+    assert p.judge_protocol(pending, same_family=True, judged=False) is None

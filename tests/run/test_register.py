@@ -120,3 +120,59 @@ def test_register_gives_up_after_bounded_redraws(edition_factory, lookup) -> Non
     with pytest.raises(UsageProblem, match="refused 5 fresh seeds"):
         register_edition(root, lookup=lambda _wid: refusing)
     assert not (root / "registration.json").exists()
+
+
+def _pricing_with(root: Path, **times: str) -> None:
+    import yaml
+
+    table = yaml.safe_load((root / "pricing.yaml").read_text())
+    # Both times are set, so a test names the one it makes late (the others are in time).
+    table["frozen_at"] = times.get("frozen_at", "2026-12-01T21:00:00Z")
+    table["compute"]["retrieved_at"] = times.get("compute", "2026-12-01T21:00:00Z")
+    (root / "pricing.yaml").write_text(yaml.safe_dump(table))
+
+
+def test_register_refuses_prices_later_than_registration(edition_factory, lookup) -> None:
+    # 2026-12's case: the window opens at 21:50, registration at 21:38:24, and the table says it
+    # was frozen at 21:45 and read at 21:40, after the registration that sealed its hash.
+    import datetime as dt
+
+    opens = dt.datetime(2026, 12, 1, 21, 50, tzinfo=dt.UTC)
+    root = edition_factory(models=[model("ref", "baseline")], opens=opens)
+    _pricing_with(root, frozen_at="2026-12-01T21:45:00Z", compute="2026-12-01T21:40:00Z")
+    registered = dt.datetime(2026, 12, 1, 21, 38, 24, tzinfo=dt.UTC)
+    with pytest.raises(UsageProblem) as info:
+        register_edition(root, lookup=lookup, now=registered)
+    lines = str(info.value).splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["frozen_at", "compute.retrieved_at"]
+    for line in lines:
+        assert line.startswith(f"{root / 'pricing.yaml'}: ")
+        assert "is after the registration (2026-12-01T21:38:24Z)" in line
+        assert "register only once the table is frozen" in line
+    assert not (root / "registration.json").exists()
+    # The same table registered after both times is accepted.
+    reg = register_edition(root, lookup=lookup, now=dt.datetime(2026, 12, 1, 21, 46, tzinfo=dt.UTC))
+    assert reg.pricing_hash
+
+
+def test_register_refuses_prices_later_than_window_open(edition_factory, lookup) -> None:
+    import datetime as dt
+
+    opens = dt.datetime(2026, 12, 1, 21, 50, tzinfo=dt.UTC)
+    root = edition_factory(models=[model("ref", "baseline")], opens=opens)
+    _pricing_with(root, frozen_at="2026-12-01T21:55:00Z")
+    with pytest.raises(UsageProblem, match=r"frozen_at: .* after the window opens"):
+        register_edition(
+            root,
+            lookup=lookup,
+            now=dt.datetime(2026, 12, 1, 22, 0, tzinfo=dt.UTC),
+            seeds_kept_elsewhere="a safe",
+        )
+    # Frozen exactly at window open, before a registration after it: the standard's own case.
+    _pricing_with(root, frozen_at="2026-12-01T21:50:00Z")
+    reg = register_edition(
+        root,
+        lookup=lookup,
+        now=dt.datetime(2026, 12, 1, 22, 0, tzinfo=dt.UTC),
+    )
+    assert reg.registered_at == dt.datetime(2026, 12, 1, 22, 0, tzinfo=dt.UTC)
