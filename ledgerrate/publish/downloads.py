@@ -39,6 +39,7 @@ from ledgerrate.publish.cache import (
     place_product,
     write_plain,
 )
+from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.load import Edition
 from ledgerrate.run.bodies import whole_log_bytes
 from ledgerrate.schema import EditionResults
@@ -373,6 +374,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     notes = _dataset_files(edition, dest, cache)
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
+    write_hashed_inputs(edition, dest)  # the bytes behind each sealed hash (hashes.md)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
         if path.name == "SHA256SUMS":
