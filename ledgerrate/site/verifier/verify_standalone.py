@@ -197,7 +197,7 @@ class Report:
         ]
         for status, scope, check, detail, until in self.rows:
             if status == "withheld":
-                lines.append(f"  withheld until {until}: {scope}: {check}")
+                lines.append(f"  withheld until {until}: {scope}: {check}: {detail}")
             elif status == "not checked":
                 lines.append(f"  not checked: {scope}: {check}: {detail}")
             elif status == "mismatched":
