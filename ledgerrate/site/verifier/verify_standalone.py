@@ -231,6 +231,7 @@ def fetch_site(root_url: str, into: Path) -> Path:
     """Download a site's publication index, errata feed and every edition's data folder (the
     files its SHA256SUMS lists) into `into`; returns `into`."""
     base = root_url if root_url.endswith("/") else root_url + "/"
+    into.mkdir(parents=True, exist_ok=True)
     for name in ("publications.jsonl", "errata.xml"):
         data = _get(urllib.parse.urljoin(base, name))
         if data is not None:
