@@ -273,7 +273,7 @@ def fetch_site(root_url: str, into: Path) -> Path:
         published = _published_from_site(folder)
         for name in published.get("files", {}) if published else {}:
             rel = _safe_rel(name)
-            for candidate in (rel, rel + ".gz") if rel.endswith(".jsonl") else (rel,):
+            for candidate in (rel, rel + ".gz", rel + ".txt"):
                 if not (folder / candidate).exists():
                     extra.append(
                         (f"data/{edition}/{urllib.parse.quote(candidate)}", folder / candidate)
@@ -353,6 +353,10 @@ class EditionView:
         packed = self.read(rel + ".gz")
         if packed is not None:
             return gzip.decompress(packed), rel + ".gz (unzipped)"
+        # Markdown goes out as .txt, so that a web server serves it as text, not as a page.
+        text = self.read(rel + ".txt") if rel.endswith(".md") else None
+        if text is not None:
+            return text, rel + ".txt"
         return None, ""
 
     def yaml(self, rel: str) -> Any:
