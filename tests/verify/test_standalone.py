@@ -134,14 +134,14 @@ def test_the_bundled_site_has_no_mismatch(site: Path) -> None:
     # Everything not matched names what it waits for.
     for line in text.splitlines():
         if line.startswith("WITHHELD"):
-            assert "until" in line
+            assert "(withheld until " in line
 
 
 def test_withheld_seeds_name_their_release(site: Path) -> None:
     _, text = _run(site, "--edition", "2026-12")
-    withheld = [line for line in text.splitlines() if line.startswith("WITHHELD UNTIL")]
+    withheld = [line for line in text.splitlines() if line.startswith("WITHHELD")]
     assert len(withheld) == 7
-    assert all("next edition" in line for line in withheld)
+    assert all("(withheld until the next edition" in line for line in withheld)
 
 
 # --------------------------------------------------------------------------- it can fail
@@ -214,11 +214,32 @@ def test_prices_retrieved_after_registration_are_a_mismatch(site: Path, tampered
     assert code == 1
 
 
-def test_late_prices_an_erratum_discloses_are_reported_as_disclosed() -> None:
+@pytest.mark.parametrize("discloses", [True, False])
+def test_late_prices_an_erratum_discloses_are_reported_as_disclosed(
+    tmp_path: Path, discloses: bool
+) -> None:
     module = _module()
-    assert module._discloses_prices({"id": "x", "files": ["pricing.yaml"]})
-    assert module._discloses_prices({"id": "x", "why": "retrieved_at is after registered_at"})
-    assert not module._discloses_prices({"id": "x", "why": "a grader was corrected"})
+    folder = tmp_path / "e1"
+    folder.mkdir()
+    (folder / "registration.json").write_text(
+        json.dumps({"registered_at": "2026-12-01T21:38:24Z", "hash_scheme": 2})
+    )
+    (folder / "edition.yaml").write_text("window:\n  opens: 2026-12-01T21:50:00Z\n")
+    (folder / "pricing.yaml").write_text(
+        "frozen_at: 2026-12-01T21:30:00Z\ncompute:\n  retrieved_at: 2026-12-01T21:40:00Z\n"
+    )
+    entry = "  - id: '2026-12-05'\n    title: Late prices\n"
+    entry += "    discloses: [price-times]\n" if discloses else ""
+    (folder / "errata.yaml").write_text(f"entries:\n{entry}")
+    report = module.Report(quiet=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        module.Checker(module.EditionView(folder, "site", None), report, []).prices()
+    statuses = [row[0] for row in report.rows]
+    late = "pricing.compute.retrieved_at 2026-12-01T21:40:00Z is later than registered_at"
+    assert statuses == ["disclosed" if discloses else "mismatched"]
+    assert late in report.rows[0][3]
+    if discloses:
+        assert "disclosed by erratum 2026-12-05" in report.rows[0][3]
 
 
 def test_a_changed_hash_recipe_is_a_mismatch(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:

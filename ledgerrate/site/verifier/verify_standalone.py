@@ -10,8 +10,9 @@ in the same folder.
     python verify_standalone.py build/site                    # a site folder on disk
     python verify_standalone.py ledgerrate-evidence-….tar.gz  # an edition's evidence bundle
 
-It prints one line per check (matched, mismatched, withheld until a date, or not checked with
-its reason) and a summary; the exit status is 1 when anything mismatched, 2 on bad input.
+It prints one line per check (matched; mismatched; disclosed, a defect an erratum discloses;
+withheld until a named release; or not checked, with its reason) and a summary; the exit status
+is 1 when anything mismatched, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ BUNDLE_NAME = re.compile(
 )
 # Sealed logs and their companions: "raw logs" in the checks' names.
 RAW_LOG_DIRS = ("runs/", "grades/", "bodies/", "probes/")
-STATUSES = ("matched", "mismatched", "withheld", "not checked")
+# "disclosed": a defect an erratum discloses (not a pass, not a new mismatch).
+STATUSES = ("matched", "mismatched", "disclosed", "withheld", "not checked")
 
 
 class BadInput(Exception):
@@ -178,8 +180,8 @@ class Report:
         self.rows.append((status, scope, check, detail, until))
         if self.quiet and status == "matched":
             return
-        label = f"withheld until {until}" if status == "withheld" else status
-        print(f"{label.upper():<12} {scope}: {check}: {detail}", flush=True)
+        tail = f" (withheld until {until})" if status == "withheld" else ""
+        print(f"{status.upper():<12} {scope}: {check}: {detail}{tail}", flush=True)
 
     def for_scope(self, scope: str) -> Callable[..., None]:
         def record(status: str, check: str, detail: str, until: str | None = None) -> None:
@@ -193,11 +195,14 @@ class Report:
     def summary(self) -> str:
         lines = [
             f"summary: {self.count('matched')} matched, {self.count('mismatched')} mismatched, "
+            f"{self.count('disclosed')} disclosed by an erratum, "
             f"{self.count('withheld')} withheld, {self.count('not checked')} not checked"
         ]
         for status, scope, check, detail, until in self.rows:
             if status == "withheld":
                 lines.append(f"  withheld until {until}: {scope}: {check}: {detail}")
+            elif status == "disclosed":
+                lines.append(f"  disclosed: {scope}: {check}: {detail}")
             elif status == "not checked":
                 lines.append(f"  not checked: {scope}: {check}: {detail}")
             elif status == "mismatched":
@@ -866,14 +871,13 @@ class Checker:
             )
             return
         disclosed = [str(e["id"]) for e in self.errata if _discloses_prices(e)]
-        if disclosed:
-            self.record(
-                "matched",
-                "price times",
-                f"{len(late)} late ({late[0]}): disclosed by erratum {', '.join(disclosed)}",
-            )
-        else:
-            for problem in late:
+        for problem in late:
+            if disclosed:
+                # A defect an erratum discloses is neither passed nor a new finding.
+                self.record(
+                    "disclosed", "price times", f"{problem}: disclosed by erratum {disclosed[0]}"
+                )
+            else:
                 self.record("mismatched", "price times", problem)
 
     # ------------------------------------------------------------------ figures
@@ -921,12 +925,9 @@ def _retrieved(value: Any, where: str) -> Iterable[tuple[str, str]]:
 
 
 def _discloses_prices(entry: dict[str, Any]) -> bool:
-    """An erratum discloses late prices when it names pricing.yaml among its files or names the
-    fields (hashes.md, "Price times")."""
-    if "pricing.yaml" in (entry.get("files") or []):
-        return True
-    text = " ".join(str(entry.get(k) or "") for k in ("title", "what_changed", "why"))
-    return "retrieved_at" in text or "frozen_at" in text
+    """An erratum discloses late prices when its `discloses` lists `price-times` (hashes.md,
+    "Price times")."""
+    return "price-times" in (entry.get("discloses") or [])
 
 
 def _differences(stated: Any, hashed: Any, where: str) -> Iterable[str]:
