@@ -141,7 +141,7 @@ def test_withheld_seeds_name_their_release(site: Path) -> None:
     _, text = _run(site, "--edition", "2026-12")
     withheld = [line for line in text.splitlines() if line.startswith("WITHHELD")]
     assert len(withheld) == 7
-    assert all("(withheld until the next edition" in line for line in withheld)
+    assert all("(withheld until the next edition" in line for line in withheld), withheld
 
 
 # --------------------------------------------------------------------------- it can fail

@@ -781,8 +781,8 @@ class Checker:
                 self.record(
                     "withheld",
                     "seed and dataset",
-                    f"{workload}: seed withheld until the next edition; "
-                    f"commitment {commitment[:16]}…",
+                    f"{workload}: the commitment {commitment[:16]}… opens when the seed is "
+                    "released",
                     until=until,
                 )
         if lost is not None:
@@ -795,7 +795,7 @@ class Checker:
 
     def _release_date(self) -> str:
         closes = ((self.view.yaml("edition.yaml") or {}).get("window") or {}).get("closes")
-        return f"the next edition's publication (not yet scheduled; this window closed {closes})"
+        return f"the next edition's release (no date set yet; this window closed {closes})"
 
     def dataset(self, workload: str, sealed: dict[str, Any]) -> None:
         rel = f"datasets/{workload}/dataset.json"
@@ -883,7 +883,11 @@ class Checker:
     # ------------------------------------------------------------------ figures
 
     def figures(self, data_folder: Path) -> None:
-        module = _figures_module()
+        try:
+            module = _figures_module()
+        except Exception as error:
+            self.record("mismatched", "figures", f"standalone_figures.py failed to load: {error!r}")
+            return
         if module is None:
             self.record(
                 "mismatched",
@@ -966,6 +970,8 @@ def _figures_module() -> Any:
     if spec is None or spec.loader is None:
         return None
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as an import would: dataclasses look their module up.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
