@@ -363,3 +363,18 @@ def test_in_a_new_venv_with_only_its_requirements_over_http(site: Path, tmp_path
 
 def _summary_counts(text: str) -> str:
     return next(line for line in text.splitlines() if line.startswith("summary:"))
+
+
+def test_an_erratum_missing_from_the_feed_is_a_mismatch(site: Path, tampered: Path) -> None:
+    feed = tampered / "errata.xml"
+    text = feed.read_text(encoding="utf-8")
+    start = text.index("<entry>")
+    end = text.index("</entry>", start) + len("</entry>")
+    feed.unlink()
+    feed.write_text(text[:start] + text[end:], encoding="utf-8")
+    # An edition's data folder is checked with the site around it, feed included.
+    _, before = _run(site / "data" / "2026-11-b")
+    code, after = _run(tampered / "data" / "2026-11-b")
+    new = _new_mismatches(before, after)
+    assert any("errata.xml: Atom feed: missing" in line for line in new), new
+    assert code == 1

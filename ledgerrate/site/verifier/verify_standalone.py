@@ -537,13 +537,13 @@ class Checker:
             )
         by_id = {str(e.get("id")): e for e in self.errata}
         for erratum_id, digest in sealed:
-            entry = by_id.get(erratum_id)
-            if entry is None:
+            found_entry = by_id.get(erratum_id)
+            if found_entry is None:
                 self.record(
                     "mismatched", "erratum hash", f"{erratum_id}: sealed but not in errata.yaml"
                 )
                 continue
-            doc = erratum_document(entry)
+            doc = erratum_document(found_entry)
             found = sha256(canonical(doc, 1))
             status = "matched" if found == digest else "mismatched"
             self.record(
@@ -993,7 +993,7 @@ def check_index(lines: list[bytes], report: Report, whole: bool) -> None:
     previous = None
     for number, raw in enumerate(lines, start=1):
         entry = json.loads(raw)
-        expected = sha256(previous) if previous is not None else None
+        expected: str | None = sha256(previous) if previous is not None else None
         if entry.get("previous") != expected:
             bad.append(
                 f"line {number} names {str(entry.get('previous'))[:12]}…, "
@@ -1077,13 +1077,13 @@ def verify(source: str, report: Report, only: list[str] | None = None) -> None:
             mode = "site"
         else:
             path = Path(source)
-            if (
-                path.is_dir()
-                and (path / "bundle").is_dir()
-                and not (path / "data").is_dir()
-                and _bundle_path(path)
-            ):
-                path = _bundle_path(path)  # a data/<edition>/ folder: its bundle
+            site_root = path.resolve().parent.parent
+            if (path / "SHA256SUMS").is_file() and (site_root / "publications.jsonl").is_file():
+                # A site's data/<edition>/ folder: that edition of the site around it.
+                path, only = site_root, [*(only or []), path.resolve().name]
+            inside = _bundle_path(path) if path.is_dir() and not (path / "data").is_dir() else None
+            if inside is not None:
+                path = inside  # a data/<edition>/ folder: its bundle
             if path.is_dir() and path.name == "bundle":
                 found = sorted(path.glob("ledgerrate-evidence-*.tar.gz"))
                 if not found:
@@ -1120,8 +1120,9 @@ def verify(source: str, report: Report, only: list[str] | None = None) -> None:
             )
             index_lines = [line for line in raw.split(b"\n") if line.strip()]
             views = [EditionView(edition_folder, "bundle", None)]
+        every = views
         if only:
-            views = [v for v in views if v.id in only]
+            every, views = views, [v for v in views if v.id in only]
             if not views:
                 raise BadInput(f"none of the editions {only} is in {source}")
         check_index(index_lines, report, whole=mode == "site")
@@ -1129,7 +1130,8 @@ def verify(source: str, report: Report, only: list[str] | None = None) -> None:
             figures_folder = view.folder if mode == "site" else _site_shaped(view.folder, tmp)
             Checker(view, report, index_lines).run(figures_folder, bundle)
         if mode == "site":
-            check_feed(root, views, report)
+            # The feed lists every edition's errata, whichever editions were asked for.
+            check_feed(root, every, report)
 
 
 def main(argv: list[str] | None = None) -> int:
