@@ -378,3 +378,18 @@ def test_an_erratum_missing_from_the_feed_is_a_mismatch(site: Path, tampered: Pa
     new = _new_mismatches(before, after)
     assert any("errata.xml: Atom feed: missing" in line for line in new), new
     assert code == 1
+
+
+def test_a_hashed_field_edition_yaml_leaves_out_must_be_the_schema_default(site: Path) -> None:
+    module = _module()
+    folder = site / "data" / "2026-11"
+    schema = json.loads((folder / "schemas" / "edition-yaml.schema.json").read_bytes())
+    hashed = json.loads((folder / "hashed" / "edition.json").read_bytes())
+    stated = module.load_yaml((folder / "edition.yaml").read_bytes())
+    assert list(module._defaults(stated, hashed, schema, schema, "edition.yaml")) == []
+    hashed["models"][0]["concurrency"] = 9  # not stated in edition.yaml; the default is 4
+    hashed["notes"] = hashed["notes"] + ["a note nobody wrote"]
+    del stated["notes"]
+    found = list(module._defaults(stated, hashed, schema, schema, "edition.yaml"))
+    assert any("models[0].concurrency: hashed 9, the schema's default is 4" in p for p in found)
+    assert any("edition.yaml.notes: hashed" in p for p in found)

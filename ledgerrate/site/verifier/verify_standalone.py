@@ -629,14 +629,18 @@ class Checker:
         )
         stated = self.view.yaml("edition.yaml") or {}
         differences = list(_differences(stated, value, "edition.yaml"))
+        schema = self.view.json("schemas/edition-yaml.schema.json")
+        added = "the rest are not checked against defaults (no schemas/edition-yaml.schema.json)"
+        if schema is not None:
+            differences += list(_defaults(stated, value, schema, schema, "edition.yaml"))
+            added = "every field it adds is its schema's default"
         if differences:
             self.record("mismatched", "edition.yaml in edition_hash", "; ".join(differences[:5]))
         else:
             self.record(
                 "matched",
                 "edition.yaml in edition_hash",
-                "every field edition.yaml states is in the hashed JSON with the same value; the "
-                "rest are schema defaults",
+                f"every field edition.yaml states is hashed with the same value; {added}",
             )
 
     def workload_sources(self, workload: str, sealed: dict[str, Any]) -> None:
@@ -950,6 +954,46 @@ def _differences(stated: Any, hashed: Any, where: str) -> Iterable[str]:
             yield from _differences(a, b, f"{where}[{index}]")
     elif stated != hashed and not _same_number(stated, hashed):
         yield f"{where}: {stated!r} stated, {hashed!r} hashed"
+
+
+def _resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema node with its `$ref` followed, and of an `anyOf`, the variant that is an object
+    or an array (the other is null)."""
+    while "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    for variant in node.get("anyOf", []):
+        variant = _resolve(variant, schema)
+        if variant.get("type") in ("object", "array") or "properties" in variant:
+            return variant
+    return node
+
+
+def _defaults(
+    stated: Any, hashed: Any, node: dict[str, Any], schema: dict[str, Any], where: str
+) -> Iterable[str]:
+    """Where the hashed JSON adds a field the YAML leaves out that is not its schema's default
+    (hashes.md, "The registration"): a field with a `default` must equal it, and one without
+    (a list or mapping that starts empty) must be empty and not required."""
+    node = _resolve(node, schema)
+    if isinstance(hashed, dict) and "properties" in node:
+        given = stated if isinstance(stated, dict) else {}
+        for key, value in hashed.items():
+            prop = node["properties"].get(key)
+            if prop is None:
+                yield f"{where}.{key}: hashed but not in the schema"
+            elif key in given:
+                yield from _defaults(given[key], value, prop, schema, f"{where}.{key}")
+            elif "default" in prop:
+                if value != prop["default"] and not _same_number(value, prop["default"]):
+                    default = prop["default"]
+                    yield f"{where}.{key}: hashed {value!r}, the schema's default is {default!r}"
+            elif key in node.get("required", []) or value not in ([], {}):
+                yield f"{where}.{key}: hashed {value!r} but edition.yaml does not state it"
+    elif isinstance(hashed, list) and "items" in node:
+        given_items = stated if isinstance(stated, list) else []
+        for index, item in enumerate(hashed):
+            mine = given_items[index] if index < len(given_items) else None
+            yield from _defaults(mine, item, node["items"], schema, f"{where}[{index}]")
 
 
 def _same_number(a: Any, b: Any) -> bool:
