@@ -752,6 +752,99 @@ class Checker:
                 f"{counted - stray} of {counted} grade records by an allowed grader revision",
             )
 
+    # ------------------------------------------------------------------ run records
+
+    def _request(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """A run record's request as sent: `request`, or `request_stored.body` with each moved
+        string read back from `bodies/<sha256>.txt` at its JSON pointer (hashes.md)."""
+        if record.get("request") is not None or not record.get("request_stored"):
+            return record.get("request")
+        stored = record["request_stored"]
+        body = json.loads(json.dumps(stored.get("body")))
+        for pointer, digest in (stored.get("moved") or {}).items():
+            text = self.view.read(f"bodies/{digest}.txt")
+            if text is None or sha256(text) != digest:
+                return None  # reported with the sealed files
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+            target = body
+            for part in parts[:-1]:
+                target = target[int(part)] if isinstance(target, list) else target[part]
+            last = parts[-1]
+            if isinstance(target, list):
+                target[int(last)] = text.decode("utf-8")
+            else:
+                target[last] = text.decode("utf-8")
+        return body if isinstance(body, dict) else None
+
+    def run_records(self) -> None:
+        """Each run record's `dataset_hash` is the registered one, and its `prompt_hash`, where
+        its request shows the prompt, is the sha256 of the scheme-1 canonical JSON of
+        {"system", "user"}: the system text and the first user message."""
+        reg = self.registration or {}
+        sealed = reg.get("workloads", {})
+        by_item: dict[tuple[str, str], set[str]] = {}
+        shown: dict[tuple[str, str], str] = {}
+        counts = {"dataset": 0, "dataset bad": 0, "prompt": 0, "prompt bad": 0, "no request": 0}
+        bad: list[str] = []
+        for path in sorted((self.view.folder / "runs").glob("*/*/*.jsonl*")):
+            data = path.read_bytes()
+            if path.name.endswith(".gz"):
+                data = gzip.decompress(data)
+            where = path.relative_to(self.view.folder).as_posix()
+            for line in data.splitlines():
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                workload, item = record.get("workload"), record.get("item_id")
+                registered = (sealed.get(workload) or {}).get("dataset_hash")
+                if registered is not None:
+                    counts["dataset"] += 1
+                    if record.get("dataset_hash") != registered:
+                        counts["dataset bad"] += 1
+                        bad.append(f"{where} {item}: dataset_hash is not the registered one")
+                key = (workload, item)
+                by_item.setdefault(key, set()).add(record.get("prompt_hash"))
+                request = self._request(record)
+                messages = (request or {}).get("messages")
+                if not messages:
+                    counts["no request"] += 1
+                    continue
+                system = request.get("system") if request else None
+                if system is None:
+                    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+                user = next((m["content"] for m in messages if m["role"] == "user"), None)
+                found = sha256(canonical({"system": system, "user": user}, 1))
+                counts["prompt"] += 1
+                shown[key] = found
+                if found != record.get("prompt_hash"):
+                    counts["prompt bad"] += 1
+                    bad.append(f"{where} {item}: prompt_hash is not that of its request")
+        for problem in bad[:10]:
+            self.record("mismatched", "run record hashes", problem)
+        # A record without a model request (a deterministic baseline) carries its item's
+        # prompt hash: the same as the item's model runs, where the edition has some.
+        spread = [k for k, hashes in by_item.items() if len(hashes) > 1]
+        for workload, item in spread:
+            self.record("mismatched", "run record hashes", f"{workload} {item}: two prompt hashes")
+        unmatched = [k for k in by_item if k not in shown]
+        if counts["dataset"] and not bad and not spread:
+            self.record(
+                "matched",
+                "run record hashes",
+                f"{counts['dataset']} run records name the registered dataset_hash; "
+                f"{counts['prompt']} prompt_hash recomputed from their request; "
+                f"{len(by_item) - len(unmatched)} items whose every run carries the prompt hash "
+                "recomputed from a model request",
+            )
+        if unmatched:
+            self.record(
+                "not checked",
+                "baseline prompt hashes",
+                f"{len(unmatched)} items were run by deterministic baselines only, which record "
+                "no model request: their prompt_hash is recomputed by rendering the prompt "
+                "(hashed/…/prompt_code.txt) from the released dataset",
+            )
+
     # ------------------------------------------------------------------ seeds and datasets
 
     def seeds(self) -> None:
@@ -915,6 +1008,7 @@ class Checker:
         self.sealed_files()
         self.chain()
         self.registration_hashes()
+        self.run_records()
         self.seeds()
         self.prices()
         self.figures(data_folder)
