@@ -752,6 +752,54 @@ class Checker:
                 f"{counted - stray} of {counted} grade records by an allowed grader revision",
             )
 
+    # ------------------------------------------------------------------ hashes other files name
+
+    def named_hashes(self) -> None:
+        """Hashes that other published files repeat: each dataset card's, the corrected
+        results' `sealed_sha256`, an evidence bundle's in-toto subjects."""
+        reg = self.registration or {}
+        for workload, sealed in sorted(reg.get("workloads", {}).items()):
+            card = self.view.json(f"datasets/{workload}/card.json")
+            if card is None:
+                continue
+            fields = ("dataset_hash", "generator_hash", "seed_commitment")
+            differ = [f for f in fields if card.get(f) != sealed.get(f)]
+            self.record(
+                "mismatched" if differ else "matched",
+                "dataset card",
+                f"{workload}: "
+                + (
+                    f"{', '.join(differ)} differ from the registration"
+                    if differ
+                    else "dataset_hash, generator_hash and seed_commitment as registered"
+                ),
+            )
+        corrected = self.view.json("results-corrected.json")
+        published = self.view.published_bytes()
+        if corrected is not None and published is not None:
+            sealed_results = json.loads(published).get("files", {}).get("results.json")
+            found = corrected.get("sealed_sha256")
+            self.record(
+                "matched" if found == sealed_results else "mismatched",
+                "results-corrected.json",
+                f"sealed_sha256 {str(found)[:16]}… "
+                + ("is" if found == sealed_results else "is not")
+                + " the sha256 published.json seals for results.json",
+            )
+        statement = self.view.json("statement.intoto.json")
+        if statement is not None:
+            wrong = []
+            for subject in statement.get("subject", []):
+                data = self.view.read(subject["name"])
+                if data is None or sha256(data) != subject["digest"]["sha256"]:
+                    wrong.append(subject["name"])
+            self.record(
+                "mismatched" if wrong else "matched",
+                "in-toto statement",
+                ", ".join(wrong[:5])
+                or f"{len(statement.get('subject', []))} subjects hash as listed",
+            )
+
     # ------------------------------------------------------------------ run records
 
     def _request(self, record: dict[str, Any]) -> dict[str, Any] | None:
@@ -1009,6 +1057,7 @@ class Checker:
         self.chain()
         self.registration_hashes()
         self.run_records()
+        self.named_hashes()
         self.seeds()
         self.prices()
         self.figures(data_folder)
