@@ -393,3 +393,19 @@ def test_a_hashed_field_edition_yaml_leaves_out_must_be_the_schema_default(site:
     found = list(module._defaults(stated, hashed, schema, schema, "edition.yaml"))
     assert any("models[0].concurrency: hashed 9, the schema's default is 4" in p for p in found)
     assert any("edition.yaml.notes: hashed" in p for p in found)
+
+
+def test_a_run_whose_prompt_hash_is_not_its_request_is_a_mismatch(
+    site: Path, tampered: Path
+) -> None:
+    rel = "runs/query.nl2sql.v1/smollm2/single-shot.jsonl.gz"
+    lines = gzip.decompress((tampered / "data" / "2026-12" / rel).read_bytes()).splitlines()
+    record = json.loads(lines[0])
+    record["prompt_hash"] = "0" * 64
+    lines[0] = json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
+    _replace(tampered, "2026-12", rel, gzip.compress(b"\n".join(lines) + b"\n", mtime=0))
+    code, after = _run(tampered, "--edition", "2026-12")
+    wrong = _mismatches(after)
+    expected = f"{rel} {record['item_id']}: prompt_hash is not that of its request"
+    assert any(expected in line for line in wrong), wrong
+    assert code == 1
