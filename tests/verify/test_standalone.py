@@ -409,3 +409,19 @@ def test_a_run_whose_prompt_hash_is_not_its_request_is_a_mismatch(
     expected = f"{rel} {record['item_id']}: prompt_hash is not that of its request"
     assert any(expected in line for line in wrong), wrong
     assert code == 1
+
+
+TRICKY = [
+    {"b": 1e-07, "a": 120.0, "c": 0.1 + 0.2, "d": -0.0, "e": 1e21, "f": 5e-324},
+    {"\U0001f600": 1, "\uffff": 2, "é": 3, "Z": 4, "a": [True, False, None]},
+    {"big": 2**53, "safe": 2**53 - 1, "neg": -(2**63), "nested": [{"x": 2**60}]},
+    {"text": 'quote " backslash \\ tab \t nl \n ‖ × “curly”', "ctl": "\u0001\u001f"},
+]
+
+
+@pytest.mark.parametrize("scheme", [1, 2])
+@pytest.mark.parametrize("value", TRICKY)
+def test_the_verifiers_canonical_json_is_the_toolchains(value: dict, scheme: int) -> None:
+    from ledgerrate.hashing import canonical_json
+
+    assert _module().canonical(value, scheme) == canonical_json(value, scheme).encode("utf-8")
