@@ -594,14 +594,22 @@ class Checker:
             self.record("mismatched", "pricing_hash", "pricing.yaml is missing")
         else:
             found = sha256(canonical(pricing, self.scheme))
-            status = "matched" if found == reg["pricing_hash"] else "mismatched"
-            self.record(
-                status,
-                "pricing_hash",
-                f"pricing.yaml as canonical JSON (scheme {self.scheme}): {found[:16]}…"
-                + ("" if status == "matched" else f" ≠ registered {reg['pricing_hash'][:16]}…"),
-            )
-        self.edition_hash(reg)
+            if found == reg["pricing_hash"]:
+                self.record(
+                    "matched",
+                    "pricing_hash",
+                    f"pricing.yaml as canonical JSON (scheme {self.scheme}): {found[:16]}…",
+                )
+            elif self.view.read("hashed/pricing.json") is None:
+                self.record(
+                    "mismatched",
+                    "pricing_hash",
+                    f"pricing.yaml as canonical JSON (scheme {self.scheme}): {found[:16]}… ≠ "
+                    f"registered {reg['pricing_hash'][:16]}…",
+                )
+            # Otherwise pricing.yaml leaves out a default: the published bytes decide (below).
+        self.hashed_yaml(reg, "pricing")
+        self.hashed_yaml(reg, "edition")
         escrow = reg.get("seed_escrow")
         if escrow:
             data = self.view.read(escrow["file"])
@@ -614,33 +622,37 @@ class Checker:
         for workload, sealed in sorted(reg.get("workloads", {}).items()):
             self.workload_sources(workload, sealed)
 
-    def edition_hash(self, reg: dict[str, Any]) -> None:
-        data = self.view.read("hashed/edition.json")
+    def hashed_yaml(self, reg: dict[str, Any], name: str) -> None:
+        """`<name>_hash` through the published bytes `hashed/<name>.json`: they hash to it, are
+        their own canonical form, hold every value `<name>.yaml` states, and add only the
+        defaults of `schemas/<name>-yaml.schema.json`."""
+        field, rel = f"{name}_hash", f"hashed/{name}.json"
+        data = self.view.read(rel)
         if data is None:
-            self.record(
-                "not checked",
-                "edition_hash",
-                "needs hashed/edition.json, which the site publishes and an evidence bundle does "
-                "not carry; run against the site",
-            )
+            if name == "edition":
+                self.record(
+                    "not checked",
+                    field,
+                    f"needs {rel}, which the site publishes and an evidence bundle does not "
+                    "carry; run against the site",
+                )
             return
-        value = self._canonical_bytes(
-            "hashed/edition.json", data, reg["edition_hash"], self.scheme, "edition_hash"
-        )
-        stated = self.view.yaml("edition.yaml") or {}
-        differences = list(_differences(stated, value, "edition.yaml"))
-        schema = self.view.json("schemas/edition-yaml.schema.json")
-        added = "the rest are not checked against defaults (no schemas/edition-yaml.schema.json)"
+        value = self._canonical_bytes(rel, data, reg[field], self.scheme, field)
+        stated = self.view.yaml(f"{name}.yaml") or {}
+        differences = list(_differences(stated, value, f"{name}.yaml"))
+        schema = self.view.json(f"schemas/{name}-yaml.schema.json")
+        added = f"the rest are not checked against defaults (no schemas/{name}-yaml.schema.json)"
         if schema is not None:
-            differences += list(_defaults(stated, value, schema, schema, "edition.yaml"))
+            differences += list(_defaults(stated, value, schema, schema, f"{name}.yaml"))
             added = "every field it adds is its schema's default"
+        check = f"{name}.yaml in {field}"
         if differences:
-            self.record("mismatched", "edition.yaml in edition_hash", "; ".join(differences[:5]))
+            self.record("mismatched", check, "; ".join(differences[:5]))
         else:
             self.record(
                 "matched",
-                "edition.yaml in edition_hash",
-                f"every field edition.yaml states is hashed with the same value; {added}",
+                check,
+                f"every field {name}.yaml states is hashed with the same value; {added}",
             )
 
     def workload_sources(self, workload: str, sealed: dict[str, Any]) -> None:
@@ -1131,7 +1143,7 @@ def _defaults(
                     default = prop["default"]
                     yield f"{where}.{key}: hashed {value!r}, the schema's default is {default!r}"
             elif key in node.get("required", []) or value not in ([], {}):
-                yield f"{where}.{key}: hashed {value!r} but edition.yaml does not state it"
+                yield f"{where}.{key}: hashed {value!r} but the YAML does not state it"
     elif isinstance(hashed, list) and "items" in node:
         given_items = stated if isinstance(stated, list) else []
         for index, item in enumerate(hashed):
