@@ -1016,6 +1016,10 @@ class Checker:
             if value is None:
                 continue
             when = parse_time(value)
+            frozen = pricing.get("frozen_at")
+            # A frozen table holds no price read after it was frozen.
+            if where != "frozen_at" and frozen is not None and when > parse_time(frozen):
+                late.append(f"{where} {value} is later than frozen_at {frozen}")
             for name, limit in limits.items():
                 if when > limit:
                     late.append(f"{where} {value} is later than {name} {limit.isoformat()}")
@@ -1024,7 +1028,7 @@ class Checker:
                 "matched",
                 "price times",
                 f"frozen_at and {len(stamps) - 1} retrieved_at no later than registration and "
-                "window opening",
+                "window opening, and no price read after frozen_at",
             )
             return
         disclosed = [str(e["id"]) for e in self.errata if _discloses_prices(e)]
