@@ -73,17 +73,27 @@ def load_edition(edition_dir: Path) -> Edition:
     )
 
 
-def edition_hash(manifest: EditionManifest, scheme: HashScheme = LEGACY_SCHEME) -> str:
+def edition_hash_document(manifest: EditionManifest) -> dict:
+    """The value whose canonical JSON `edition_hash` is: edition.yaml with the schema's defaults
+    filled in (published as `hashed/edition.json`, see hashes.md)."""
     dumped = manifest.model_dump(mode="json")
     # `n_reason` came after editions were sealed: hashed only when set, so their seals hold.
     for entry in dumped["workloads"]:
         if entry.get("n_reason") is None:
             entry.pop("n_reason", None)
-    return sha256_json(dumped, scheme)
+    return dumped
+
+
+def edition_hash(manifest: EditionManifest, scheme: HashScheme = LEGACY_SCHEME) -> str:
+    return sha256_json(edition_hash_document(manifest), scheme)
+
+
+def pricing_hash_document(pricing: PricingTable) -> dict:
+    return pricing.model_dump(mode="json")
 
 
 def pricing_hash(pricing: PricingTable, scheme: HashScheme = LEGACY_SCHEME) -> str:
-    return sha256_json(pricing.model_dump(mode="json"), scheme)
+    return sha256_json(pricing_hash_document(pricing), scheme)
 
 
 def require_registration(edition: Edition) -> Registration:

@@ -45,6 +45,7 @@ from ledgerrate.publish.cache import (
     place_product,
     write_plain,
 )
+from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
@@ -479,6 +480,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
     _rest_of_sealed(root, dest)
+    write_hashed_inputs(edition, dest)  # the bytes behind each sealed hash (hashes.md)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
         if path.name == "SHA256SUMS":

@@ -2,9 +2,10 @@
 
 An edition has hundreds of downloads; one table row per file with a full sha256 wrapped over
 eight lines made the page ~43,000 px tall. Files are grouped (edition files, then one group
-per cell with its run and grade logs, then datasets and schemas), each group a `<details>`
-block; a hash shows its first 12 hex digits and copies in full on click (SHA256SUMS has all).
-Paths come from edition folder names, so every one is escaped and checked as URL segments.
+per cell with its run and grade logs, then datasets, schemas and the bytes behind each sealed
+hash), each group a `<details>` block; a hash shows its first 12 hex digits and copies in full
+on click (SHA256SUMS has all). Paths come from edition folder names, so every one is escaped
+and checked as URL segments.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def _group_of(path: str) -> tuple[tuple[int, str], str]:
         return (2, parts[1]), f"dataset files · {parts[1]}"
     if parts[0] == "schemas":
         return (3, "schemas"), "JSON Schemas of every file"
+    if parts[0] == "hashed" and len(parts) >= 4 and parts[1] == "workloads":
+        return (4, f"hashed/{parts[2]}"), f"hashed source · {parts[2]}"
+    if parts[0] == "hashed":
+        return (4, "hashed"), "canonical JSON of edition_hash, pricing_hash and each erratum"
     if parts[0] == "spotchecks":
         return (0, "spotchecks"), "spot-check sheets"
     return (0, "edition"), "edition files, results and rate card"

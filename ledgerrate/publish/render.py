@@ -28,6 +28,7 @@ from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.seed_changelog import append_seed_changelog
 from ledgerrate.publish.site import build_site_model
+from ledgerrate.publish.verifier import publish_verifier
 from ledgerrate.schema import EditionResults
 
 # The site's templates, hand-written pages and mkdocs configuration ship inside the package, so
@@ -106,6 +107,7 @@ def render_into(
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
     write_plain(docs / "errata.xml", atom_feed(site.errata, updated, brand))
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
+    publish_verifier(docs)  # the standalone verifier, listed on the data index
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates, cache)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again

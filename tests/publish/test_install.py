@@ -55,6 +55,8 @@ def test_a_wheel_install_builds_the_site_outside_any_checkout(tmp_path: Path) ->
         "ledgerrate/site/templates/home.md.j2",
         "ledgerrate/site/templates/pdf/ratecard.css",
         "ledgerrate/site/pages/methodology/1.0/index.md",
+        "ledgerrate/site/verifier/verify_standalone.py",
+        "ledgerrate/site/verifier/requirements.txt",
     ):
         assert needed in names, needed
     subprocess.run(
