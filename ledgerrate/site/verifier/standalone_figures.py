@@ -234,6 +234,8 @@ def _respelled(record: dict[str, Any]) -> dict[str, Any]:
         if name in record:
             record[name] = spelled(record[name])
     return record
+
+
 TOKEN_FIELDS = ("input", "cached_input", "cache_write", "output", "reasoning")
 _USAGE_FIELDS = {
     "input": "input_tokens",
@@ -281,8 +283,10 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return lo, hi
 
 
-@functools.lru_cache(maxsize=None)
-def _bootstrap_cached(seed: int, key: tuple[str, ...], costs: tuple[float, ...], passed: tuple[bool, ...], reps: int) -> tuple[Decimal, Decimal, float] | None:
+@functools.cache
+def _bootstrap_cached(
+    seed: int, key: tuple[str, ...], costs: tuple[float, ...], passed: tuple[bool, ...], reps: int
+) -> tuple[Decimal, Decimal, float] | None:
     return _bootstrap(seed, key, costs, passed, reps)
 
 
@@ -335,7 +339,7 @@ _TextLoader.yaml_implicit_resolvers = {
 
 
 def read_yaml(path: Path) -> Any:
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_TextLoader)  # noqa: S506
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_TextLoader)
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -418,9 +422,7 @@ def judge_usd(grade: dict[str, Any]) -> Decimal:
 def _cost_basis(items: Sequence[dict[str, Any]], is_reference: bool) -> str:
     if not items:
         return "none"
-    bases = {
-        "estimated" if r["usage_basis"] == "estimated" else r["cost_basis"] for r in items
-    }
+    bases = {"estimated" if r["usage_basis"] == "estimated" else r["cost_basis"] for r in items}
     if bases == {"measured"}:
         return "measured"
     if is_reference or bases == {"compute"}:
@@ -547,7 +549,11 @@ def token_cost(usage: dict[str, Any], price: dict[str, Any]) -> Decimal:
         return None if value is None else money(value)
 
     base = p("input_per_mtok")
-    cached, write, reasoning = p("cached_input_per_mtok"), p("cache_write_per_mtok"), p("reasoning_per_mtok")
+    cached, write, reasoning = (
+        p("cached_input_per_mtok"),
+        p("cache_write_per_mtok"),
+        p("reasoning_per_mtok"),
+    )
     assert base is not None
     out_price = p("output_per_mtok")
     assert out_price is not None
@@ -607,14 +613,19 @@ def check_costs(
             if run.get("cpu_seconds") is None or "vcpu_hour_usd" not in compute:
                 wrong.append(f"{run['run_id']}: no cpu_seconds or compute price")
                 continue
-            want = (Decimal(0), per_hour(float(run["cpu_seconds"]), money(compute["vcpu_hour_usd"])))
+            want = (
+                Decimal(0),
+                per_hour(float(run["cpu_seconds"]), money(compute["vcpu_hour_usd"])),
+            )
             if not _same_cost(run.get("cost"), want):
                 wrong.append(f"{run['run_id']}: cost {run.get('cost')} expected {want[1]} compute")
             continue
         total = [Decimal(0), Decimal(0)]
         for call in calls:
             checked += 1
-            want = expected_call_cost(run["model"], call.get("usage"), call.get("latency_s"), pricing)
+            want = expected_call_cost(
+                run["model"], call.get("usage"), call.get("latency_s"), pricing
+            )
             if isinstance(want, str):
                 wrong.append(f"{run['run_id']} call {call.get('step')}: needs {want}")
                 continue
@@ -627,7 +638,9 @@ def check_costs(
             total[1] += money((call.get("cost") or {}).get("compute_usd", "0"))
         checked += 1
         if not _same_cost(run.get("cost"), (total[0], total[1])):
-            wrong.append(f"{run['run_id']}: cost {run.get('cost')} is not the sum of its calls {total}")
+            wrong.append(
+                f"{run['run_id']}: cost {run.get('cost')} is not the sum of its calls {total}"
+            )
     for grade in grades:
         judge = grade.get("judge")
         while judge:
@@ -642,7 +655,9 @@ def check_costs(
                 )
             judge = judge.get("second_opinion")
     if wrong:
-        record("mismatched", "call costs", f"{rel}: {len(wrong)} of {checked}: " + "; ".join(wrong[:5]))
+        record(
+            "mismatched", "call costs", f"{rel}: {len(wrong)} of {checked}: " + "; ".join(wrong[:5])
+        )
     elif checked:
         record("matched", "call costs", f"{rel}: {checked} costs recomputed from usage and prices")
 
@@ -660,8 +675,17 @@ WITHDRAWN_WITH = {
 
 # The checks, each a group of a cell's fields (one line per cell and group).
 CELL_CHECKS = {
-    "cell attempts": ("sitting", "other_sittings", "n", "completed", "model_failures", "missing",
-                      "truncated", "context_exceeded", "pending_judge"),
+    "cell attempts": (
+        "sitting",
+        "other_sittings",
+        "n",
+        "completed",
+        "model_failures",
+        "missing",
+        "truncated",
+        "context_exceeded",
+        "pending_judge",
+    ),
     "cell pass rate": ("passes", "pass_rate", "pass_rate_ci"),
     "cell spend": ("spend_usd", "cost_per_attempt_usd"),
     "cell CPO": ("cpo_usd",),
@@ -672,7 +696,7 @@ CELL_CHECKS = {
     "cell grading cost": ("grading_cost_usd",),
     "cell cost basis": ("cost_basis",),
     "cell qualifying": ("qualifying",),
-}  # fmt: skip
+}
 
 
 def _plain(value: Any) -> Any:
@@ -692,8 +716,10 @@ def same(found: Any, expected: Any) -> bool:
         except ArithmeticError:
             return False
     if isinstance(expected, dict):
-        return isinstance(found, dict) and set(found) == set(expected) and all(
-            same(found[k], v) for k, v in expected.items()
+        return (
+            isinstance(found, dict)
+            and set(found) == set(expected)
+            and all(same(found[k], v) for k, v in expected.items())
         )
     if isinstance(expected, str):
         return spelled(found) == expected
@@ -738,8 +764,14 @@ def corrections_by_figure(errata: dict[str, Any] | None) -> dict[tuple[Any, ...]
 
 def _withdrawn_match(key: tuple[str, str, str], table: dict[tuple[Any, ...], Any]) -> Any:
     workload, model, mode = key
-    for candidate in ((workload, model, mode), (workload, model, None), (workload, None, None),
-                      (None, model, mode), (None, model, None), (None, None, None)):  # fmt: skip
+    for candidate in (
+        (workload, model, mode),
+        (workload, model, None),
+        (workload, None, None),
+        (None, model, mode),
+        (None, model, None),
+        (None, None, None),
+    ):
         if candidate in table:
             return table[candidate]
     return None
@@ -857,11 +889,17 @@ class Edition:
         return STANDARD_N
 
     def references(self) -> set[str]:
-        return {m["id"] for m in self.manifest.get("models") or [] if m.get("provider") == "baseline"}
+        return {
+            m["id"] for m in self.manifest.get("models") or [] if m.get("provider") == "baseline"
+        }
 
     def flagships(self) -> set[str]:
         refs = self.references()
-        return {m["id"] for m in self.manifest.get("models") or [] if m.get("flagship") and m["id"] not in refs}
+        return {
+            m["id"]
+            for m in self.manifest.get("models") or []
+            if m.get("flagship") and m["id"] not in refs
+        }
 
 
 def recompute(
@@ -948,11 +986,14 @@ def compare_cells(
                         continue
                     erratum = explained((wid, model, mode), f)
                     if erratum:
-                        notes.append(f"{f}: published {found[f]!r}, recomputed "
-                                     f"{_plain(expected[f])!r}: {erratum}")
+                        notes.append(
+                            f"{f}: published {found[f]!r}, recomputed "
+                            f"{_plain(expected[f])!r}: {erratum}"
+                        )
                     else:
-                        wrong.append(f"{f}: published {found[f]!r}, recomputed "
-                                     f"{_plain(expected[f])!r}")  # fmt: skip
+                        wrong.append(
+                            f"{f}: published {found[f]!r}, recomputed {_plain(expected[f])!r}"
+                        )
                 if wrong:
                     record("mismatched", check, f"{where}: " + "; ".join(wrong))
                 elif any(f in found for f in fields):
@@ -985,7 +1026,11 @@ def compare_lines(
         lines = workload_lines(cells, flagships, int(workload.get("volume") or 0), modes)
         for line in ("cheapest_qualifying", "flagship", "reference"):
             got = lines[line]
-            if got is not None and held and _withdrawn_match((wid, got["model"], got["mode"]), held):
+            if (
+                got is not None
+                and held
+                and _withdrawn_match((wid, got["model"], got["mode"]), held)
+            ):
                 lines[line] = None
         if lines["flagship"] is None or lines["cheapest_qualifying"] is None:
             lines["frontier_premium"] = None
@@ -995,19 +1040,28 @@ def compare_lines(
             if line not in workload:
                 continue
             ok = _line_same(workload[line], lines[line])
-            record("matched" if ok else "mismatched", f"workload {line.replace('_', ' ')}",
-                   f"{where}: published {_brief(workload[line])}, recomputed {_brief(lines[line])}")  # fmt: skip
+            record(
+                "matched" if ok else "mismatched",
+                f"workload {line.replace('_', ' ')}",
+                f"{where}: published {_brief(workload[line])}, recomputed {_brief(lines[line])}",
+            )
         for key in ("frontier_premium", "agentic_multiplier"):
             if key in workload:
                 ok = same(workload[key], lines[key])
-                record("matched" if ok else "mismatched", f"workload {key.replace('_', ' ')}",
-                       f"{where}: published {workload[key]!r}, recomputed {lines[key]!r}")  # fmt: skip
+                record(
+                    "matched" if ok else "mismatched",
+                    f"workload {key.replace('_', ' ')}",
+                    f"{where}: published {workload[key]!r}, recomputed {lines[key]!r}",
+                )
         for cell in workload.get("cells") or []:
             gone = held and _withdrawn_match((wid, cell["model"], cell["mode"]), held)
             if gone and cell.get("qualifying"):
-                record("mismatched", "withdrawn cell qualifying",
-                       f"{where}/{cell['model']}/{cell['mode']}: withdrawn by erratum "
-                       f"{gone.erratum} but marked qualifying")  # fmt: skip
+                record(
+                    "mismatched",
+                    "withdrawn cell qualifying",
+                    f"{where}/{cell['model']}/{cell['mode']}: withdrawn by erratum "
+                    f"{gone.erratum} but marked qualifying",
+                )
     return found_lines
 
 
@@ -1035,8 +1089,10 @@ def check_ratecard_csv(path: Path, lines: dict[str, dict[str, Any]], record: Rec
                 and float(row["pass_rate"]) == want["pass_rate"]
                 and (row["premium"] == "" if premium is None else float(row["premium"]) == premium)
             )
-            detail = f"{where}: published {row['model']}/{row['mode']} CPO {row['cpo_usd']}, " \
+            detail = (
+                f"{where}: published {row['model']}/{row['mode']} CPO {row['cpo_usd']}, "
                 f"recomputed {want['model']}/{want['mode']} CPO {want['cpo_usd']}"
+            )
         record("matched" if ok else "mismatched", "rate card csv line", detail)
 
 
@@ -1078,27 +1134,35 @@ def check_corrections(
     """Each correction entry of results-corrected.json states the sealed value it replaces."""
     cells = _published_cells(sealed) if sealed else {}
     for entry in corrected.get("corrections") or []:
-        where = (f"results-corrected.json correction {entry.get('erratum')} "
-                 f"{entry.get('workload')}/{entry.get('model')}/{entry.get('mode')} {entry.get('field')}")  # fmt: skip
+        where = (
+            f"results-corrected.json correction {entry.get('erratum')} "
+            f"{entry.get('workload')}/{entry.get('model')}/{entry.get('mode')} {entry.get('field')}"
+        )
         found = cells.get(entry.get("workload"), {}).get((entry.get("model"), entry.get("mode")))
         if sealed is None or found is None or entry.get("field") not in found:
             continue
         ok = found[entry["field"]] == entry.get("as_published")
-        record("matched" if ok else "mismatched", "correction as published",
-               f"{where}: as_published {entry.get('as_published')!r}, sealed file "
-               f"{found[entry['field']]!r}")  # fmt: skip
+        record(
+            "matched" if ok else "mismatched",
+            "correction as published",
+            f"{where}: as_published {entry.get('as_published')!r}, sealed file "
+            f"{found[entry['field']]!r}",
+        )
 
 
-def check_figures(
-    edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_REPS
-) -> None:
+def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_REPS) -> None:
     """Recompute every figure of the site's data/<edition>/ folder and compare (see the module
     docstring and methodology/1.0/figures.md)."""
     edition_data = Path(edition_data)
     edition = Edition.read(edition_data)
     for key in sorted(set(edition.runs) | set(edition.grades)):
-        check_costs("/".join(key), edition.runs.get(key, []), edition.grades.get(key, []),
-                    edition.pricing, record)  # fmt: skip
+        check_costs(
+            "/".join(key),
+            edition.runs.get(key, []),
+            edition.grades.get(key, []),
+            edition.pricing,
+            record,
+        )
 
     sealed = _load_json(edition_data / "results.json")
     corrected_doc = _load_json(edition_data / "results-corrected.json")
@@ -1110,8 +1174,11 @@ def check_figures(
     listed = {(w, m, mode) for w, cells in fresh.items() for (m, mode) in cells}
     for key, runs in sorted(edition.runs.items()):
         if runs and key not in listed:
-            record("mismatched", "cell listed",
-                   f"{'/'.join(key)}: has run records but no cell in the results")  # fmt: skip
+            record(
+                "mismatched",
+                "cell listed",
+                f"{'/'.join(key)}: has run records but no cell in the results",
+            )
     held = withdrawals(edition.errata)
     if corrected_doc is not None:
         shown = _apply_withdrawals(fresh, held)
@@ -1126,6 +1193,20 @@ def check_figures(
             lines = compare_lines(card.name, doc, shown, edition, record, held)
             if card.with_suffix(".csv").exists():
                 check_ratecard_csv(card.with_suffix(".csv"), lines, record)
+    current_doc = _load_json(edition_data / "results-current.json")
+    if current_doc is not None:
+        # The figures as recomputed today, nothing withdrawn: the file an erratum's correction
+        # writes beside the sealed results.json.
+        compare_cells(
+            "results-current.json", current_doc, recompute(edition, current_doc, reps), record
+        )
+        compare_lines(
+            "results-current.json",
+            current_doc,
+            recompute(edition, current_doc, reps),
+            edition,
+            record,
+        )
     if sealed is None:
         return
     named = corrections_by_figure(edition.errata)
@@ -1138,19 +1219,14 @@ def check_figures(
     if at is not None:
         # The grade records the sealed file rested on: those written by its first publication.
         as_sealed = Edition(
-            edition.folder, edition.manifest, edition.pricing, edition.errata, edition.runs,
+            edition.folder,
+            edition.manifest,
+            edition.pricing,
+            edition.errata,
+            edition.runs,
             {k: [g for g in v if _before(g["graded_at"], at)] for k, v in edition.grades.items()},
-        )  # fmt: skip
+        )
         then = recompute(as_sealed, sealed, reps)
-        now = recompute(edition, sealed, reps)
-
-        def explained_sealed(key: tuple[str, str, str], field_name: str) -> str | None:
-            figures = now[key[0]][key[1:]]  # type: ignore[index]
-            found = _published_cells(sealed)[key[0]][key[1:]]  # type: ignore[index]
-            if same(found[field_name], figures[field_name]):
-                return "a grade revision written after the first publication; equal to today's"
-            return explained(key, field_name)
-
-        compare_cells("results.json", sealed, then, record, explained_sealed)
+        compare_cells("results.json", sealed, then, record, explained)
     else:
         compare_cells("results.json", sealed, recompute(edition, sealed, reps), record, explained)
