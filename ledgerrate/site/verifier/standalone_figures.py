@@ -480,6 +480,12 @@ def cell_figures(
         else None
     )
     infra = [r for r in in_sitting if r["status"] == INFRA]
+    diagnostics: dict[str, list[float]] = {}
+    for run in items:
+        grade = live.get(run["run_id"])
+        for name, value in ((grade or {}).get("diagnostics") or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                diagnostics.setdefault(name, []).append(float(value))
     latencies = [float(r["latency_s"]) for r in items]
     ci = wilson(passes, n) if pass_rate is not None else None
     return {
@@ -514,6 +520,13 @@ def cell_figures(
             (judge_usd(live[i]) for i in (r["run_id"] for r in items) if i in live), Decimal(0)
         ),
         "cost_basis": _cost_basis(items, is_reference),
+        "diagnostics": {
+            name: pairwise_sum(values) / len(values) for name, values in sorted(diagnostics.items())
+        },
+        # For the routing verdict: (item, outcome, spend as a double), in item order.
+        "_items": [
+            (r["item_id"], o, float(c)) for r, o, c in zip(items, outcomes, spends, strict=True)
+        ],
         "qualifying": bool(
             n > 0
             and missing == 0
@@ -696,6 +709,7 @@ CELL_CHECKS = {
     "cell grading cost": ("grading_cost_usd",),
     "cell cost basis": ("cost_basis",),
     "cell qualifying": ("qualifying",),
+    "cell diagnostics": ("diagnostics",),
 }
 
 
@@ -839,6 +853,9 @@ def workload_lines(
                     value = float(Decimal(str(a)) / Decimal(str(b)))
             multipliers[model] = value
     return {
+        "_cheapest": cheapest,
+        "_flagship": flagship,
+        "_reference": reference,
         "cheapest_qualifying": rate_line(cheapest, volume),
         "flagship": rate_line(flagship, volume),
         "reference": rate_line(reference, volume),
@@ -851,6 +868,130 @@ def _line_same(found: dict[str, Any] | None, expected: dict[str, Any] | None) ->
     if expected is None or found is None:
         return found is None and expected is None
     return all(same(found.get(k), v) for k, v in expected.items())
+
+
+ROUTING_MARGIN = 0.10
+
+
+def paired_bootstrap(
+    seed: int, workload: str, pairs: Sequence[tuple[float, float, float, float]], reps: int
+) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """(quality difference interval, relative saving interval) of the routing verdict, from
+    (challenger passed, incumbent passed, challenger cost, incumbent cost) per paired item."""
+    m = len(pairs)
+    draws = Pcg64([seed, digest32(f"routing|{workload}")]).integers(m, reps * m)
+    diffs, savings = [], []
+    for r in range(reps):
+        row = [pairs[i] for i in draws[r * m : (r + 1) * m]]
+        diffs.append(pairwise_sum([p[0] for p in row]) / m - pairwise_sum([p[1] for p in row]) / m)
+        spent_i = pairwise_sum([p[3] for p in row])
+        if spent_i > 0:
+            savings.append(1 - pairwise_sum([p[2] for p in row]) / spent_i)
+    diffs.sort()
+    savings.sort()
+    quality = (percentile_linear(diffs, 2.5), percentile_linear(diffs, 97.5))
+    if not savings:
+        return quality, None
+    return quality, (percentile_linear(savings, 2.5), percentile_linear(savings, 97.5))
+
+
+def routing_figures(
+    seed: int,
+    workload: str,
+    cheapest: dict[str, Any] | None,
+    flagship: dict[str, Any] | None,
+    has_flagship: bool,
+    reps: int,
+) -> dict[str, Any]:
+    """The routing verdict's recomputable part: verdict, arms, margin and both intervals (its
+    reason and remedy are prose and are not compared)."""
+    arms = {
+        "challenger": cheapest["model"] if cheapest else None,
+        "challenger_mode": cheapest["mode"] if cheapest else None,
+        "incumbent": flagship["model"] if flagship else None,
+        "incumbent_mode": flagship["mode"] if flagship else None,
+    }
+    out = {"verdict": "not-applicable", **arms, "quality_diff_ci": None, "saving_ci": None}
+    if not has_flagship:
+        out.update(challenger=arms["challenger"], incumbent=None, incumbent_mode=None)
+        return out
+    if flagship is None:
+        out.update(incumbent=None, incumbent_mode=None)
+        return out
+    if cheapest is None:
+        out.update(challenger=None, challenger_mode=None)
+        return out
+    protocol = flagship.get("judge_protocol")
+    if (protocol and protocol.get("missing")) or cheapest["model"] == flagship["model"]:
+        return out
+    settled = ("pass", "fail")
+    incumbent = {i: (o, c) for i, o, c in flagship["_items"] if o in settled}
+    pairs = [
+        (float(o == "pass"), float(incumbent[i][0] == "pass"), c, incumbent[i][1])
+        for i, o, c in cheapest["_items"]
+        if o in settled and i in incumbent
+    ]
+    if not pairs:
+        out["verdict"] = "inconclusive"
+        return out
+    quality, saving = paired_bootstrap(seed, workload, pairs, reps)
+    out["quality_diff_ci"] = {
+        "lo": quality[0],
+        "hi": quality[1],
+        "method": "paired-bootstrap-percentile-95",
+    }
+    if saving is not None:
+        out["saving_ci"] = {
+            "lo": saving[0],
+            "hi": saving[1],
+            "method": "paired-bootstrap-percentile-95",
+        }
+    margin = ROUTING_MARGIN
+    if quality[1] < -margin or (saving is not None and saving[1] < 0):
+        out["verdict"] = "fail"
+    elif quality[0] > -margin and saving is not None and saving[0] > 0:
+        out["verdict"] = "pass"
+    else:
+        out["verdict"] = "inconclusive"
+    return out
+
+
+def flagship_premiums(
+    cells: Sequence[dict[str, Any]],
+    families: dict[str, str],
+    cheapest: dict[str, Any] | None,
+    volume: int,
+) -> list[dict[str, Any]]:
+    """One premium per flagship: its own best cell's CPO ÷ the cheapest-qualifying CPO."""
+    usable = [c for c in cells if not c.get("void") and c["n"] > 0]
+    best: dict[str, dict[str, Any]] = {}
+    for c in sorted(usable, key=lambda c: (0 if c["qualifying"] else 1, _rank(c))):
+        if c["model"] in families and not c["is_reference"]:
+            best.setdefault(c["model"], c)
+    own = sorted(best.values(), key=lambda c: (0 if c["qualifying"] else 1, _rank(c)))
+    order = [c["model"] for c in own] + sorted(set(families) - set(best))
+    found = []
+    for model in order:
+        cell = best.get(model)
+        premium = None
+        if cell is not None and cheapest is not None:
+            premium = _ratio(cell.get("cpo_usd"), cheapest.get("cpo_usd"))
+        found.append(
+            {
+                "model": model,
+                "vendor": families[model],
+                "line": rate_line(cell, volume),
+                "qualifying": bool(cell is not None and cell["qualifying"]),
+                "premium": premium,
+            }
+        )
+    return found
+
+
+def _ratio(a: Any, b: Any) -> float | None:
+    if a is None or b is None or Decimal(str(b)) == 0:
+        return None
+    return float(Decimal(str(a)) / Decimal(str(b)))
 
 
 @dataclass
@@ -892,6 +1033,10 @@ class Edition:
         return {
             m["id"] for m in self.manifest.get("models") or [] if m.get("provider") == "baseline"
         }
+
+    def families(self, models: Iterable[str]) -> dict[str, str]:
+        family = {m["id"]: str(m.get("family")) for m in self.manifest.get("models") or []}
+        return {model: family[model] for model in models}
 
     def flagships(self) -> set[str]:
         refs = self.references()
@@ -1009,6 +1154,7 @@ def compare_lines(
     edition: Edition,
     record: Record,
     held: dict[tuple[str, str, str], Withdrawal] | None = None,
+    reps: int = BOOTSTRAP_REPS,
 ) -> dict[str, dict[str, Any]]:
     """Rate lines, premiums and multipliers of each workload, from the recomputed cells (void
     as the file states it; a line that rests on a withdrawn cell is removed, not replaced)."""
@@ -1023,17 +1169,41 @@ def compare_lines(
             cell["void"] = bool(listed.get(key, {}).get("void"))
             cells.append(cell)
         modes = {c["mode"] for c in cells}
-        lines = workload_lines(cells, flagships, int(workload.get("volume") or 0), modes)
-        for line in ("cheapest_qualifying", "flagship", "reference"):
-            got = lines[line]
-            if (
-                got is not None
+        volume = int(workload.get("volume") or 0)
+        lines = workload_lines(cells, flagships, volume, modes)
+        lines["routing"] = routing_figures(
+            edition_seed(edition.id),
+            wid,
+            lines["_cheapest"],
+            lines["_flagship"],
+            bool(flagships),
+            reps,
+        )
+        lines["flagship_premiums"] = flagship_premiums(
+            cells, edition.families(flagships), lines["_cheapest"], volume
+        )
+
+        def gone(cell: dict[str, Any] | None, wid: str = wid) -> bool:
+            return bool(
+                cell is not None
                 and held
-                and _withdrawn_match((wid, got["model"], got["mode"]), held)
-            ):
+                and _withdrawn_match((wid, cell["model"], cell["mode"]), held)
+            )
+
+        # A line that names a withdrawn cell is removed (not replaced by the next cell), and an
+        # index that rests on a withdrawn cell's figures goes with it.
+        for line, cell in (
+            ("cheapest_qualifying", lines["_cheapest"]),
+            ("flagship", lines["_flagship"]),
+            ("reference", lines.get("_reference")),
+        ):
+            if gone(cell):
                 lines[line] = None
-        if lines["flagship"] is None or lines["cheapest_qualifying"] is None:
+        if gone(lines["_cheapest"]) or gone(lines["_flagship"]):
             lines["frontier_premium"] = None
+        for model in list(lines["agentic_multiplier"]):
+            if any(gone({"model": model, "mode": m}) for m in ("agentic", "single-shot")):
+                lines["agentic_multiplier"][model] = None
         found_lines[wid] = lines
         where = f"{name} {wid}"
         for line in ("cheapest_qualifying", "flagship", "reference"):
@@ -1044,6 +1214,36 @@ def compare_lines(
                 "matched" if ok else "mismatched",
                 f"workload {line.replace('_', ' ')}",
                 f"{where}: published {_brief(workload[line])}, recomputed {_brief(lines[line])}",
+            )
+        routing = workload.get("routing")
+        if routing is not None:
+            want = lines["routing"]
+            wrong = [
+                f"{k}: published {routing.get(k)!r}, recomputed {v!r}"
+                for k, v in want.items()
+                if not same(routing.get(k), v)
+            ]
+            record(
+                "mismatched" if wrong else "matched",
+                "workload routing verdict",
+                f"{where}: " + ("; ".join(wrong) if wrong else f"{want['verdict']}"),
+            )
+        if workload.get("flagship_premiums") is not None:
+            published_premiums = workload["flagship_premiums"]
+            want_premiums = lines["flagship_premiums"]
+            ok = len(published_premiums) == len(want_premiums) and all(
+                p.get("model") == w["model"]
+                and p.get("vendor") == w["vendor"]
+                and bool(p.get("qualifying")) == w["qualifying"]
+                and same(p.get("premium"), w["premium"])
+                and _line_same(p.get("line"), w["line"])
+                for p, w in zip(published_premiums, want_premiums, strict=False)
+            )
+            record(
+                "matched" if ok else "mismatched",
+                "workload flagship premiums",
+                f"{where}: published {len(published_premiums)} premiums, recomputed "
+                + ", ".join(f"{w['model']}: {w['premium']!r}" for w in want_premiums),
             )
         for key in ("frontier_premium", "agentic_multiplier"):
             if key in workload:
@@ -1107,8 +1307,21 @@ def _load_json(path: Path) -> Any:
 
 
 def first_sealed_at(edition_data: Path, edition_id: str) -> str | None:
-    """When the edition was first published: the first entry of the site's publication chain
-    (publications.jsonl at the site root) for this edition."""
+    """When the edition was first published: `published_at` of its published.json (on the
+    site beside the data, or in the evidence bundle), else the first entry of the site's
+    publication chain (publications.jsonl at the site root) for this edition."""
+    published = edition_data / "published.json"
+    if published.exists():
+        return str(json.loads(published.read_text(encoding="utf-8"))["published_at"])
+    for bundle in sorted((edition_data / "bundle").glob("*.tar.gz")):
+        import tarfile
+
+        with tarfile.open(bundle, "r:gz") as archive:
+            for member in archive:
+                if member.name == f"{edition_id}/published.json":
+                    handle = archive.extractfile(member)
+                    if handle is not None:
+                        return str(json.loads(handle.read().decode("utf-8"))["published_at"])
     chain = edition_data.parent.parent / "publications.jsonl"
     if not chain.exists():
         return None
@@ -1183,14 +1396,14 @@ def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_R
     if corrected_doc is not None:
         shown = _apply_withdrawals(fresh, held)
         compare_cells("results-corrected.json", current, shown, record)
-        compare_lines("results-corrected.json", current, shown, edition, record, held)
+        compare_lines("results-corrected.json", current, fresh, edition, record, held, reps)
         check_corrections(corrected_doc, sealed, record)
         site = edition_data.parent.parent
         card = site / f"ratecard-{edition.id}.json"
         if card.exists():
             doc = {"workloads": _load_json(card)}
             compare_cells(card.name, doc, shown, record)
-            lines = compare_lines(card.name, doc, shown, edition, record, held)
+            lines = compare_lines(card.name, doc, fresh, edition, record, held, reps)
             if card.with_suffix(".csv").exists():
                 check_ratecard_csv(card.with_suffix(".csv"), lines, record)
     current_doc = _load_json(edition_data / "results-current.json")
@@ -1206,6 +1419,7 @@ def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_R
             recompute(edition, current_doc, reps),
             edition,
             record,
+            reps=reps,
         )
     if sealed is None:
         return
@@ -1228,5 +1442,8 @@ def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_R
         )
         then = recompute(as_sealed, sealed, reps)
         compare_cells("results.json", sealed, then, record, explained)
+        compare_lines("results.json", sealed, then, edition, record, reps=reps)
     else:
-        compare_cells("results.json", sealed, recompute(edition, sealed, reps), record, explained)
+        now = recompute(edition, sealed, reps)
+        compare_cells("results.json", sealed, now, record, explained)
+        compare_lines("results.json", sealed, now, edition, record, reps=reps)
