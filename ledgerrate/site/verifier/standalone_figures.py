@@ -419,6 +419,43 @@ def judge_usd(grade: dict[str, Any]) -> Decimal:
     return total
 
 
+def grading_cost_by_revision(grades: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every judge call paid for a cell, by grade revision (all of the cell's grade records,
+    every sitting and attempt): a judge block identical to one the same run holds in an earlier
+    revision was carried forward, not paid again. The first opinion (without its second) and
+    the second opinion are calls of their own."""
+    usd: dict[int, Decimal] = {}
+    calls: dict[int, int] = {}
+    seen: set[tuple[str, str]] = set()
+    for grade in sorted(grades, key=lambda g: (g["revision"], g["graded_at"], g["run_id"])):
+        judge = grade.get("judge")
+        if not judge:
+            continue
+        first = {k: v for k, v in judge.items() if k != "second_opinion"}
+        held = [first] + ([judge["second_opinion"]] if judge.get("second_opinion") else [])
+        for block in held:
+            identity = (grade["run_id"], json.dumps(block, sort_keys=True))
+            if identity in seen:
+                continue
+            seen.add(identity)
+            revision = int(grade["revision"])
+            usd[revision] = usd.get(revision, Decimal(0)) + cost_total(block.get("cost"))
+            calls[revision] = calls.get(revision, 0) + 1
+    return [{"revision": r, "judge_calls": calls[r], "usd": usd[r]} for r in sorted(calls)]
+
+
+def unpriced_call(call: dict[str, Any]) -> bool:
+    """An unfinished call written before its server time was bounded: latency 0, no
+    `latency_estimate`, estimated usage, cost 0, error starting "unfinished"."""
+    return (
+        call.get("latency_s") == 0
+        and call.get("latency_estimate") is None
+        and spelled(call.get("usage_basis")) == "estimated"
+        and cost_total(call.get("cost")) == 0
+        and str(call.get("error") or "").startswith("unfinished")
+    )
+
+
 def _cost_basis(items: Sequence[dict[str, Any]], is_reference: bool) -> str:
     if not items:
         return "none"
@@ -516,6 +553,10 @@ def cell_figures(
         "latency_p90_s": linear_quantile(latencies, 90),
         "infra_excluded_attempts": len(infra),
         "infra_excluded_usd": sum((cost_total(r.get("cost")) for r in infra), Decimal(0)),
+        "infra_excluded_unpriced_calls": sum(
+            unpriced_call(c) for r in infra for c in r.get("calls") or []
+        ),
+        "grading_cost_by_revision": grading_cost_by_revision(grades),
         "grading_cost_usd": sum(
             (judge_usd(live[i]) for i in (r["run_id"] for r in items) if i in live), Decimal(0)
         ),
@@ -705,11 +746,23 @@ CELL_CHECKS = {
     "cell CPO interval": ("cpo_ci", "cpo_ci_dropped_share"),
     "cell tokens": ("tokens",),
     "cell latency": ("latency_median_s", "latency_p90_s"),
-    "cell infra exclusions": ("infra_excluded_attempts", "infra_excluded_usd"),
-    "cell grading cost": ("grading_cost_usd",),
+    "cell infra exclusions": (
+        "infra_excluded_attempts",
+        "infra_excluded_usd",
+        "infra_excluded_unpriced_calls",
+    ),
+    "cell grading cost": ("grading_cost_usd", "grading_cost_by_revision"),
     "cell cost basis": ("cost_basis",),
     "cell qualifying": ("qualifying",),
     "cell diagnostics": ("diagnostics",),
+}
+
+
+# Fields today's results omit when empty (older files never had them): in a file written by
+# today's toolchain (not the sealed results.json), an absent one reads as this default.
+OMITTED_WHEN_EMPTY: dict[str, Any] = {
+    "infra_excluded_unpriced_calls": 0,
+    "grading_cost_by_revision": [],
 }
 
 
@@ -719,6 +772,8 @@ def _plain(value: Any) -> Any:
         return str(value)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
     return value
 
 
@@ -734,6 +789,12 @@ def same(found: Any, expected: Any) -> bool:
             isinstance(found, dict)
             and set(found) == set(expected)
             and all(same(found[k], v) for k, v in expected.items())
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(found, list)
+            and len(found) == len(expected)
+            and all(same(f, e) for f, e in zip(found, expected, strict=True))
         )
     if isinstance(expected, str):
         return spelled(found) == expected
@@ -1112,9 +1173,15 @@ def compare_cells(
     fresh: dict[str, dict[tuple[str, str], dict[str, Any]]],
     record: Record,
     explained: Callable[[tuple[str, str, str], str], str | None] = lambda key, field: None,
+    *,
+    today: bool = True,
 ) -> None:
     """One line per cell and check group: the published figures against the recomputed ones."""
     listed = _published_cells(published)
+    # An omitted-when-empty field is in this file's schema when any cell of the file has it.
+    has = {
+        k for cells in listed.values() for c in cells.values() for k in OMITTED_WHEN_EMPTY if k in c
+    }
     for wid, cells in fresh.items():
         for (model, mode), expected in cells.items():
             found = listed.get(wid, {}).get((model, mode))
@@ -1122,6 +1189,8 @@ def compare_cells(
             if found is None:
                 record("mismatched", "cell listed", f"{where}: cell missing from the file")
                 continue
+            if today:
+                found = {**{k: v for k, v in OMITTED_WHEN_EMPTY.items() if k in has}, **found}
             for check, fields in CELL_CHECKS.items():
                 wrong, notes = [], []
                 for f in fields:
@@ -1441,9 +1510,9 @@ def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_R
             {k: [g for g in v if _before(g["graded_at"], at)] for k, v in edition.grades.items()},
         )
         then = recompute(as_sealed, sealed, reps)
-        compare_cells("results.json", sealed, then, record, explained)
+        compare_cells("results.json", sealed, then, record, explained, today=False)
         compare_lines("results.json", sealed, then, edition, record, reps=reps)
     else:
         now = recompute(edition, sealed, reps)
-        compare_cells("results.json", sealed, now, record, explained)
+        compare_cells("results.json", sealed, now, record, explained, today=False)
         compare_lines("results.json", sealed, now, edition, record, reps=reps)
