@@ -360,3 +360,42 @@ def test_routing_bootstrap_matches_the_package() -> None:
         assert saving is not None
         got = sf.paired_bootstrap(seed, "w.v1", pairs, 3000)
         assert got == ((quality.lo, quality.hi), (saving.lo, saving.hi))
+
+
+def test_an_edited_superseded_grade_the_sealed_figures_rest_on_is_a_mismatch(
+    edition_copy: Callable[[str], Path],
+) -> None:
+    # 2026-11 was first published on revision 1 of these grades; revision 2 came later, so the
+    # sealed results.json rests on revision 1 and today's figures on revision 2.
+    folder = edition_copy("2026-11")
+    log = folder / "grades/triage.ap-inbox.v1/reference/single-shot.jsonl.gz"
+
+    def edit(records: list[dict[str, Any]]) -> None:
+        grade = next(r for r in records if r["revision"] == 1 and r["outcome"] == "fail")
+        grade["outcome"] = "pass"
+
+    _edit_log(log, edit)
+    found = check(folder)
+    wrong = found.of("mismatched", "cell pass rate")
+    assert [d for d in wrong if d.startswith("results.json triage.ap-inbox.v1/reference")]
+    assert not [d for d in wrong if not d.startswith("results.json ")]
+
+
+def test_grading_cost_counts_a_carried_judge_block_once() -> None:
+    def grade(run: str, revision: int, cost: str, second: str | None = None) -> dict[str, Any]:
+        judge: dict[str, Any] = {"judge_model": "j", "cost": {"model_usd": cost}, "passed": True}
+        if second is not None:
+            judge["second_opinion"] = {"judge_model": "k", "cost": {"model_usd": second}}
+        return {"run_id": run, "revision": revision, "graded_at": f"t{revision}", "judge": judge}
+
+    grades = [
+        grade("a", 1, "0.5"),
+        grade("b", 1, "0.25", second="0.125"),
+        grade("a", 2, "0.5"),  # carried forward from revision 1: not paid again
+        grade("b", 2, "0.75", second="0.125"),  # a new first opinion; the second carried
+        {"run_id": "c", "revision": 2, "graded_at": "t2", "judge": None},
+    ]
+    assert sf.grading_cost_by_revision(grades) == [
+        {"revision": 1, "judge_calls": 3, "usd": Decimal("0.875")},
+        {"revision": 2, "judge_calls": 1, "usd": Decimal("0.75")},
+    ]
