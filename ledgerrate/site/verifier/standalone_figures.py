@@ -328,6 +328,10 @@ def linear_quantile(values: Sequence[float], q: float) -> float | None:
 # --------------------------------------------------------------------------------------------
 
 
+class InputProblem(Exception):
+    """A download that cannot be read: its message names the file and what is wrong."""
+
+
 class _TextLoader(yaml.SafeLoader):
     """YAML with timestamps left as text (PyYAML would turn them into datetimes)."""
 
@@ -339,17 +343,32 @@ _TextLoader.yaml_implicit_resolvers = {
 
 
 def read_yaml(path: Path) -> Any:
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_TextLoader)
+    if not path.is_file():
+        raise InputProblem(f"{path}: missing (the figures are recomputed from it)")
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_TextLoader)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InputProblem(f"{path}: not readable YAML ({exc})") from None
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """A log as published: gzip-compressed (`.jsonl.gz`) or plain (`.jsonl`)."""
     raw = path.read_bytes()
-    if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
-    for line in io.StringIO(raw.decode("utf-8")):
+    try:
+        if path.suffix == ".gz":
+            raw = gzip.decompress(raw)
+        lines = list(io.StringIO(raw.decode("utf-8")))
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise InputProblem(f"{path}: not a gzip of UTF-8 JSON lines ({exc})") from None
+    for number, line in enumerate(lines, start=1):
         if line.strip():
-            yield _respelled(json.loads(line))
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputProblem(f"{path}: line {number} is not JSON ({exc})") from None
+            if not isinstance(record, dict):
+                raise InputProblem(f"{path}: line {number} is not a JSON object")
+            yield _respelled(record)
 
 
 def cell_logs(folder: Path) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
@@ -564,6 +583,23 @@ def cell_figures(
         "diagnostics": {
             name: pairwise_sum(values) / len(values) for name, values in sorted(diagnostics.items())
         },
+        "_simulated": sum(bool(r.get("simulated")) for r in runs),
+        "_datasets": sorted({str(r.get("dataset_hash")) for r in items}),
+        "_rubrics": sorted(
+            {
+                str(live[r["run_id"]]["judge"]["rubric_hash"])
+                for r in items
+                if r["run_id"] in live
+                and (live[r["run_id"]].get("judge") or {}).get("rubric_hash") is not None
+            }
+        ),
+        "_graders": sorted(
+            {
+                str(live[r["run_id"]]["grader_hash"])
+                for r in items
+                if r["run_id"] in live and live[r["run_id"]].get("grader_hash")
+            }
+        ),
         # For the routing verdict: (item, outcome, spend as a double), in item order.
         "_items": [
             (r["item_id"], o, float(c)) for r, o, c in zip(items, outcomes, spends, strict=True)
@@ -1371,8 +1407,73 @@ def _brief(line: dict[str, Any] | None) -> str:
     return f"{line['model']}/{line['mode']} CPO {line['cpo_usd']} rate {line['rate_usd']}"
 
 
+def check_void(
+    name: str,
+    published: dict[str, Any],
+    fresh: dict[str, dict[tuple[str, str], dict[str, Any]]],
+    registration: dict[str, Any] | None,
+    record: Record,
+) -> None:
+    """A cell is void when any of its runs was simulated, when its counted runs answered a
+    dataset other than the registered one, when its judge used a rubric other than the
+    registered one, or when its model's two modes answered different datasets. A grade by a
+    grader other than the registered one voids it too unless that grader is a published
+    correction of the registered one; which corrections are accepted is not recomputed here."""
+    listed = _published_cells(published)
+    for wid, cells in fresh.items():
+        sealed = ((registration or {}).get("workloads") or {}).get(wid)
+        by_model: dict[str, set[tuple[str, ...]]] = {}
+        for (model, _mode), figures in cells.items():
+            if figures["_datasets"]:
+                by_model.setdefault(model, set()).add(tuple(figures["_datasets"]))
+        for (model, mode), figures in cells.items():
+            found = listed.get(wid, {}).get((model, mode))
+            if found is None or "void" not in found:
+                continue
+            reasons = []
+            if figures["_simulated"]:
+                reasons.append(f"{figures['_simulated']} simulated attempts")
+            if registration is None:
+                reasons.append("no registration.json")
+            elif sealed is None:
+                reasons.append("workload not registered")
+            elif figures["n"]:
+                if set(figures["_datasets"]) - {sealed.get("dataset_hash")}:
+                    reasons.append("a dataset other than the registered one")
+                if set(figures["_rubrics"]) - {sealed.get("rubric_hash")}:
+                    reasons.append("a rubric other than the registered one")
+            if len(by_model.get(model, set())) > 1:
+                reasons.append("its modes answered different datasets")
+            other_grader = bool(
+                sealed and figures["n"] and set(figures["_graders"]) - {sealed.get("grader_hash")}
+            )
+            where = f"{name} {wid}/{model}/{mode}"
+            if reasons:
+                ok = bool(found["void"])
+                detail = f"void expected ({'; '.join(reasons)}), published void={found['void']}"
+            elif found["void"]:
+                # Only a grader outside the accepted revisions is left to explain it.
+                ok = other_grader and all(
+                    "graded by grader" in r for r in found.get("void_reasons") or []
+                )
+                detail = f"published void for {found.get('void_reasons')}"
+            else:
+                ok = True
+                detail = "not void" + (
+                    " (graded by a later grader revision, accepted as a published correction)"
+                    if other_grader
+                    else ""
+                )
+            record("matched" if ok else "mismatched", "cell void", f"{where}: {detail}")
+
+
 def _load_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputProblem(f"{path}: not JSON ({exc})") from None
 
 
 def first_sealed_at(edition_data: Path, edition_id: str) -> str | None:
@@ -1434,8 +1535,22 @@ def check_corrections(
 
 def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_REPS) -> None:
     """Recompute every figure of the site's data/<edition>/ folder and compare (see the module
-    docstring and methodology/1.0/figures.md)."""
-    edition_data = Path(edition_data)
+    docstring and methodology/1.0/figures.md). A download that cannot be read is one
+    mismatch naming the file; a record lacking a field the figures need is one naming it."""
+    try:
+        _check_figures(Path(edition_data), record, reps)
+    except InputProblem as exc:
+        record("mismatched", "figures inputs", str(exc))
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        record(
+            "mismatched",
+            "figures inputs",
+            f"{edition_data}: a record or results file lacks or misspells a field the figures "
+            f"need ({type(exc).__name__}: {exc})",
+        )
+
+
+def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
     edition = Edition.read(edition_data)
     for key in sorted(set(edition.runs) | set(edition.grades)):
         check_costs(
@@ -1465,6 +1580,13 @@ def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_R
     if corrected_doc is not None:
         shown = _apply_withdrawals(fresh, held)
         compare_cells("results-corrected.json", current, shown, record)
+        check_void(
+            "results-corrected.json",
+            current,
+            fresh,
+            _load_json(edition_data / "registration.json"),
+            record,
+        )
         compare_lines("results-corrected.json", current, fresh, edition, record, held, reps)
         check_corrections(corrected_doc, sealed, record)
         site = edition_data.parent.parent
