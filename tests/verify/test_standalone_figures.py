@@ -399,3 +399,12 @@ def test_grading_cost_counts_a_carried_judge_block_once() -> None:
         {"revision": 1, "judge_calls": 3, "usd": Decimal("0.875")},
         {"revision": 2, "judge_calls": 1, "usd": Decimal("0.75")},
     ]
+
+
+def test_an_unreadable_log_is_one_mismatch_naming_it(edition_copy: Callable[[str], Path]) -> None:
+    folder = edition_copy("2026-12")
+    log = folder / "runs/query.nl2sql.v1/reference/single-shot.jsonl.gz"
+    log.write_bytes(log.read_bytes()[:40])
+    found = check(folder)
+    assert found.lines == [("mismatched", "figures inputs", found.lines[0][2])]
+    assert str(log) in found.lines[0][2] and "not a gzip" in found.lines[0][2]

@@ -137,7 +137,7 @@ class Pcg64:
         if high == 1 << 32:
             return [self.next32() for _ in range(count)]
         threshold = ((1 << 32) - high) % high
-        out = []
+        out: list[int] = []
         append = out.append
         mult, inc, state, half = _PCG_MULT, self.inc, self.state, self._half
         for _ in range(count):
@@ -713,16 +713,16 @@ def check_costs(
         total = [Decimal(0), Decimal(0)]
         for call in calls:
             checked += 1
-            want = expected_call_cost(
+            priced = expected_call_cost(
                 run["model"], call.get("usage"), call.get("latency_s"), pricing
             )
-            if isinstance(want, str):
-                wrong.append(f"{run['run_id']} call {call.get('step')}: needs {want}")
+            if isinstance(priced, str):
+                wrong.append(f"{run['run_id']} call {call.get('step')}: needs {priced}")
                 continue
-            if not _same_cost(call.get("cost"), want):
+            if not _same_cost(call.get("cost"), priced):
                 wrong.append(
                     f"{run['run_id']} call {call.get('step')}: cost {call.get('cost')}, "
-                    f"expected model_usd {want[0]} compute_usd {want[1]}"
+                    f"expected model_usd {priced[0]} compute_usd {priced[1]}"
                 )
             total[0] += money((call.get("cost") or {}).get("model_usd", "0"))
             total[1] += money((call.get("cost") or {}).get("compute_usd", "0"))
@@ -735,13 +735,13 @@ def check_costs(
         judge = grade.get("judge")
         while judge:
             checked += 1
-            want = expected_call_cost(
+            judged = expected_call_cost(
                 judge["judge_model"], judge.get("usage"), judge.get("latency_s"), pricing
             )
-            if isinstance(want, str) or not _same_cost(judge.get("cost"), want):
+            if isinstance(judged, str) or not _same_cost(judge.get("cost"), judged):
                 wrong.append(
                     f"grade of {grade['run_id']} rev {grade['revision']} judge "
-                    f"{judge['judge_model']}: cost {judge.get('cost')}, expected {want}"
+                    f"{judge['judge_model']}: cost {judge.get('cost')}, expected {judged}"
                 )
             judge = judge.get("second_opinion")
     if wrong:
@@ -856,7 +856,7 @@ def withdrawals(errata: dict[str, Any] | None) -> dict[tuple[str, str, str], Wit
             if fig.get("new") is not None:
                 continue
             key = (fig.get("workload"), fig.get("model"), fig.get("mode"))
-            held = found.setdefault(key, Withdrawal(str(entry["id"]), set()))  # type: ignore[arg-type]
+            held = found.setdefault(key, Withdrawal(str(entry["id"]), set()))
             held.fields.add(fig["field"])
             held.fields.update(WITHDRAWN_WITH.get(fig["field"], ()))
     return found
@@ -1192,7 +1192,7 @@ def _apply_withdrawals(
         shown[wid] = {}
         for (model, mode), figures in cells.items():
             figures = dict(figures)
-            gone = _withdrawn_match((wid, model, mode), held)  # type: ignore[arg-type]
+            gone = _withdrawn_match((wid, model, mode), held)
             if gone is not None:
                 for name in gone.fields:
                     if name in figures:
@@ -1297,12 +1297,12 @@ def compare_lines(
 
         # A line that names a withdrawn cell is removed (not replaced by the next cell), and an
         # index that rests on a withdrawn cell's figures goes with it.
-        for line, cell in (
+        for line, named in (
             ("cheapest_qualifying", lines["_cheapest"]),
             ("flagship", lines["_flagship"]),
             ("reference", lines.get("_reference")),
         ):
-            if gone(cell):
+            if gone(named):
                 lines[line] = None
         if gone(lines["_cheapest"]) or gone(lines["_flagship"]):
             lines["frontier_premium"] = None
@@ -1350,22 +1350,22 @@ def compare_lines(
                 f"{where}: published {len(published_premiums)} premiums, recomputed "
                 + ", ".join(f"{w['model']}: {w['premium']!r}" for w in want_premiums),
             )
-        for key in ("frontier_premium", "agentic_multiplier"):
-            if key in workload:
-                ok = same(workload[key], lines[key])
+        for index in ("frontier_premium", "agentic_multiplier"):
+            if index in workload:
+                ok = same(workload[index], lines[index])
                 record(
                     "matched" if ok else "mismatched",
-                    f"workload {key.replace('_', ' ')}",
-                    f"{where}: published {workload[key]!r}, recomputed {lines[key]!r}",
+                    f"workload {index.replace('_', ' ')}",
+                    f"{where}: published {workload[index]!r}, recomputed {lines[index]!r}",
                 )
         for cell in workload.get("cells") or []:
-            gone = held and _withdrawn_match((wid, cell["model"], cell["mode"]), held)
-            if gone and cell.get("qualifying"):
+            withdrawn = _withdrawn_match((wid, cell["model"], cell["mode"]), held or {})
+            if withdrawn is not None and cell.get("qualifying"):
                 record(
                     "mismatched",
                     "withdrawn cell qualifying",
                     f"{where}/{cell['model']}/{cell['mode']}: withdrawn by erratum "
-                    f"{gone.erratum} but marked qualifying",
+                    f"{withdrawn.erratum} but marked qualifying",
                 )
     return found_lines
 
