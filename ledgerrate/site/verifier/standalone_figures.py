@@ -1348,7 +1348,7 @@ def compare_lines(
                 "matched" if ok else "mismatched",
                 "workload flagship premiums",
                 f"{where}: published {len(published_premiums)} premiums, recomputed "
-                + ", ".join(f"{w['model']}: {w['premium']!r}" for w in want_premiums),
+                + (", ".join(f"{w['model']}: {w['premium']!r}" for w in want_premiums) or "none"),
             )
         for index in ("frontier_premium", "agentic_multiplier"):
             if index in workload:
@@ -1465,6 +1465,64 @@ def check_void(
                     else ""
                 )
             record("matched" if ok else "mismatched", "cell void", f"{where}: {detail}")
+
+
+# results.csv: one row per cell of the figures as shown, each column read as its type.
+CSV_COLUMNS = {
+    "sitting": int, "other_sittings": int, "n": int, "completed": int, "model_failures": int,
+    "missing": int, "passes": int, "pending_judge": int, "pass_rate": float,
+    "spend_usd": Decimal, "cpo_usd": Decimal, "cpo_ci_dropped_share": float,
+    "cost_per_attempt_usd": Decimal, "latency_median_s": float, "latency_p90_s": float,
+    "infra_excluded_attempts": int, "infra_excluded_usd": Decimal, "grading_cost_usd": Decimal,
+    "cost_basis": str, "qualifying": bool,
+}  # fmt: skip
+
+
+def check_results_csv(
+    path: Path, shown: dict[str, dict[tuple[str, str], dict[str, Any]]], record: Record
+) -> None:
+    """results.csv (pandas' CSV of the figures as shown: empty for none, True/False, floats in
+    their shortest round-trip form): each row against the recomputed cell."""
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        expected = shown.get(row["workload"], {}).get((row["model"], row["mode"]))
+        where = f"{path.name} {row['workload']}/{row['model']}/{row['mode']}"
+        if expected is None:
+            record("mismatched", "results csv row", f"{where}: no such cell recomputed")
+            continue
+        flat = dict(expected)
+        for name in ("pass_rate_ci", "cpo_ci"):
+            for end in ("lo", "hi"):
+                flat[f"{name}_{end}"] = (expected[name] or {}).get(end)
+        wrong = []
+        for column, kind in {
+            **CSV_COLUMNS,
+            "pass_rate_ci_lo": float,
+            "pass_rate_ci_hi": float,
+            "cpo_ci_lo": Decimal,
+            "cpo_ci_hi": Decimal,
+        }.items():
+            if column not in row:
+                continue
+            text, want = row[column], flat[column]
+            if want is None:
+                ok = text == ""
+            elif kind is bool:
+                ok = text == str(bool(want))
+            elif kind is str:
+                ok = spelled(text) == want
+            else:
+                ok = text != "" and kind(text) == kind(want)
+            if not ok:
+                wrong.append(f"{column}: published {text!r}, recomputed {_plain(want)!r}")
+        record(
+            "mismatched" if wrong else "matched",
+            "results csv row",
+            f"{where}: " + ("; ".join(wrong) if wrong else f"{len(CSV_COLUMNS) + 4} columns"),
+        )
 
 
 def _load_json(path: Path) -> Any:
@@ -1589,6 +1647,8 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
         )
         compare_lines("results-corrected.json", current, fresh, edition, record, held, reps)
         check_corrections(corrected_doc, sealed, record)
+        if (edition_data / "results.csv").exists():
+            check_results_csv(edition_data / "results.csv", shown, record)
         site = edition_data.parent.parent
         card = site / f"ratecard-{edition.id}.json"
         if card.exists():
