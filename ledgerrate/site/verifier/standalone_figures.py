@@ -475,6 +475,62 @@ def unpriced_call(call: dict[str, Any]) -> bool:
     )
 
 
+def spotcheck_required(judged_runs: int) -> int:
+    """20% of the judged runs, rounded up (0.2 × 15 is 3: rounded to 9 places first)."""
+    return min(judged_runs, math.ceil(round(judged_runs * 0.20, 9)))
+
+
+def protocol_figures(
+    items: Sequence[dict[str, Any]], outcomes: Sequence[str], live: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The counts of the judged-task protocol block (judge-protocol.md) and the conditions that
+    follow from them alone: runs without a final grade, and too few human spot-checks."""
+    verdicts = []
+    for run in items:
+        grade = live.get(run["run_id"]) or {}
+        judge = grade.get("judge") or {}
+        if isinstance(judge.get("passed"), bool):
+            verdicts.append((grade, judge))
+    human = [
+        (g, j) for g, j in verdicts if isinstance((g.get("spotcheck") or {}).get("passed"), bool)
+    ]
+    sampled = [(g, j) for g, j in human if g["spotcheck"].get("scope") == "sample"]
+    checked = len(sampled)
+    disagree = sum(j["passed"] != g["spotcheck"]["passed"] for g, j in sampled)
+    second = [
+        (g, j)
+        for g, j in verdicts
+        if isinstance((j.get("second_opinion") or {}).get("passed"), bool)
+    ]
+    required = spotcheck_required(len(verdicts))
+    all_human = len(human) == len(verdicts)
+    conditions = []
+    if any(o in ("pending-judge", "ungraded") for o in outcomes):
+        conditions.append("not every run graded")
+    if verdicts and checked < required and not all_human:
+        conditions.append("no human spot-check" if checked == 0 else "too few human spot-checks")
+    agree = checked - disagree
+    second_agree = sum(j["passed"] == j["second_opinion"]["passed"] for _, j in second)
+    return {
+        "judged_runs": len(verdicts),
+        "spotchecked": checked,
+        "spotcheck_required": required,
+        "disagreements": disagree,
+        "human_graded": len(human),
+        "second_judge_checked": len(second),
+        "agreement_ci": _wilson_block(agree, checked),
+        "second_judge_agreement_ci": _wilson_block(second_agree, len(second)),
+        "_conditions": conditions,
+    }
+
+
+def _wilson_block(k: int, n: int) -> dict[str, Any] | None:
+    if n <= 0:
+        return None
+    lo, hi = wilson(k, n)
+    return {"lo": lo, "hi": hi, "method": "wilson-95"}
+
+
 def _cost_basis(items: Sequence[dict[str, Any]], is_reference: bool) -> str:
     if not items:
         return "none"
@@ -507,6 +563,7 @@ def cell_figures(
     seed: int,
     reps: int,
     protocol_met: bool,
+    judged_cell: bool = False,
 ) -> dict[str, Any]:
     """Every recomputable figure of one cell (figures.md, "One cell")."""
     sitting, others = choose_sitting(runs, n_expected)
@@ -604,6 +661,7 @@ def cell_figures(
         "_items": [
             (r["item_id"], o, float(c)) for r, o, c in zip(items, outcomes, spends, strict=True)
         ],
+        "_protocol": protocol_figures(items, outcomes, live),
         "qualifying": bool(
             n > 0
             and missing == 0
@@ -612,6 +670,7 @@ def cell_figures(
             and pass_rate is not None
             and pass_rate >= QUALITY_BAR
             and protocol_met
+            and not (judged_cell and protocol_figures(items, outcomes, live)["_conditions"])
         ),
     }
 
@@ -1166,6 +1225,7 @@ def recompute(
                 seed=seed,
                 reps=reps,
                 protocol_met=not (protocol and protocol.get("missing")),
+                judged_cell=protocol is not None,
             )
             figures.update(
                 model=cell["model"], mode=cell["mode"], is_reference=cell["model"] in refs
@@ -1227,6 +1287,24 @@ def compare_cells(
                 continue
             if today:
                 found = {**{k: v for k, v in OMITTED_WHEN_EMPTY.items() if k in has}, **found}
+            block = found.get("judge_protocol")
+            if block:
+                want = expected["_protocol"]
+                wrong = [
+                    f"{k}: published {block.get(k)!r}, recomputed {v!r}"
+                    for k, v in want.items()
+                    if not k.startswith("_") and k in block and not same(block.get(k), v)
+                ]
+                stated = [str(m).split(":", 1)[0] for m in block.get("missing") or []]
+                wrong += [
+                    f"missing does not state {c!r}" for c in want["_conditions"] if c not in stated
+                ]
+                record(
+                    "mismatched" if wrong else "matched",
+                    "cell judge protocol",
+                    f"{where}: "
+                    + ("; ".join(wrong) if wrong else f"{want['judged_runs']} judged runs"),
+                )
             for check, fields in CELL_CHECKS.items():
                 wrong, notes = [], []
                 for f in fields:
