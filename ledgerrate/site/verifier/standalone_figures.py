@@ -481,10 +481,13 @@ def spotcheck_required(judged_runs: int) -> int:
 
 
 def protocol_figures(
-    items: Sequence[dict[str, Any]], outcomes: Sequence[str], live: dict[str, dict[str, Any]]
+    items: Sequence[dict[str, Any]],
+    outcomes: Sequence[str],
+    live: dict[str, dict[str, Any]],
+    same_family: bool = False,
 ) -> dict[str, Any]:
-    """The counts of the judged-task protocol block (judge-protocol.md) and the conditions that
-    follow from them alone: runs without a final grade, and too few human spot-checks."""
+    """The judged-task protocol block (judge-protocol.md): its counts, intervals and the
+    opening words of each condition it must list as missing."""
     verdicts = []
     for run in items:
         grade = live.get(run["run_id"]) or {}
@@ -509,6 +512,17 @@ def protocol_figures(
         conditions.append("not every run graded")
     if verdicts and checked < required and not all_human:
         conditions.append("no human spot-check" if checked == 0 else "too few human spot-checks")
+    regrade = "not_required"
+    if checked and disagree / checked > 0.10:
+        regrade = "required"
+        if not all_human:
+            conditions.append("manual regrade required")
+        elif all((g.get("outcome") == "pass") == bool(g["spotcheck"]["passed"]) for g, _ in human):
+            regrade = "done"
+        else:
+            conditions.append("manual regrade not applied")
+    if same_family and not second and verdicts:
+        conditions.append("second-judge check not run")
     agree = checked - disagree
     second_agree = sum(j["passed"] == j["second_opinion"]["passed"] for _, j in second)
     return {
@@ -517,6 +531,8 @@ def protocol_figures(
         "spotcheck_required": required,
         "disagreements": disagree,
         "human_graded": len(human),
+        "manual_regrade": regrade,
+        "second_judge_required": same_family,
         "second_judge_checked": len(second),
         "agreement_ci": _wilson_block(agree, checked),
         "second_judge_agreement_ci": _wilson_block(second_agree, len(second)),
@@ -564,6 +580,7 @@ def cell_figures(
     reps: int,
     protocol_met: bool,
     judged_cell: bool = False,
+    same_family: bool = False,
 ) -> dict[str, Any]:
     """Every recomputable figure of one cell (figures.md, "One cell")."""
     sitting, others = choose_sitting(runs, n_expected)
@@ -661,7 +678,7 @@ def cell_figures(
         "_items": [
             (r["item_id"], o, float(c)) for r, o, c in zip(items, outcomes, spends, strict=True)
         ],
-        "_protocol": protocol_figures(items, outcomes, live),
+        "_protocol": protocol_figures(items, outcomes, live, same_family),
         "qualifying": bool(
             n > 0
             and missing == 0
@@ -670,7 +687,9 @@ def cell_figures(
             and pass_rate is not None
             and pass_rate >= QUALITY_BAR
             and protocol_met
-            and not (judged_cell and protocol_figures(items, outcomes, live)["_conditions"])
+            and not (
+                judged_cell and protocol_figures(items, outcomes, live, same_family)["_conditions"]
+            )
         ),
     }
 
@@ -1190,6 +1209,15 @@ class Edition:
             m["id"] for m in self.manifest.get("models") or [] if m.get("provider") == "baseline"
         }
 
+    def judge_family_models(self) -> set[str]:
+        """Models from the judge's vendor family (edition.yaml `judge.model`'s `family`)."""
+        judge = (self.manifest.get("judge") or {}).get("model")
+        models = self.manifest.get("models") or []
+        family = next((str(m.get("family")) for m in models if m["id"] == judge), None)
+        if family is None:
+            return set()
+        return {m["id"] for m in models if str(m.get("family")).casefold() == family.casefold()}
+
     def families(self, models: Iterable[str]) -> dict[str, str]:
         family = {m["id"]: str(m.get("family")) for m in self.manifest.get("models") or []}
         return {model: family[model] for model in models}
@@ -1226,6 +1254,7 @@ def recompute(
                 reps=reps,
                 protocol_met=not (protocol and protocol.get("missing")),
                 judged_cell=protocol is not None,
+                same_family=cell["model"] in edition.judge_family_models(),
             )
             figures.update(
                 model=cell["model"], mode=cell["mode"], is_reference=cell["model"] in refs
@@ -1296,9 +1325,10 @@ def compare_cells(
                     if not k.startswith("_") and k in block and not same(block.get(k), v)
                 ]
                 stated = [str(m).split(":", 1)[0] for m in block.get("missing") or []]
-                wrong += [
-                    f"missing does not state {c!r}" for c in want["_conditions"] if c not in stated
-                ]
+                if "missing" in block and stated != want["_conditions"]:
+                    wrong.append(
+                        f"missing states {stated!r}, the records give {want['_conditions']!r}"
+                    )
                 record(
                     "mismatched" if wrong else "matched",
                     "cell judge protocol",
