@@ -408,3 +408,54 @@ def test_an_unreadable_log_is_one_mismatch_naming_it(edition_copy: Callable[[str
     found = check(folder)
     assert found.lines == [("mismatched", "figures inputs", found.lines[0][2])]
     assert str(log) in found.lines[0][2] and "not a gzip" in found.lines[0][2]
+
+
+def test_protocol_conditions_follow_from_the_grades() -> None:
+    def run(i: int) -> dict[str, Any]:
+        return {"run_id": f"r{i}"}
+
+    def grade(judge: bool, human: bool | None = None, outcome: str = "pass") -> dict[str, Any]:
+        found: dict[str, Any] = {"outcome": outcome, "judge": {"passed": judge}}
+        if human is not None:
+            found["spotcheck"] = {"passed": human, "scope": "sample"}
+        return found
+
+    items = [run(i) for i in range(15)]
+    # 15 judged runs, 2 spot-checked (3 required), one of them disagreeing (50% > 10%).
+    live = {f"r{i}": grade(True) for i in range(15)}
+    live["r0"] = grade(True, human=True)
+    live["r1"] = grade(True, human=False)
+    found = sf.protocol_figures(items, ["pass"] * 15, live, same_family=True)
+    assert (found["judged_runs"], found["spotchecked"], found["spotcheck_required"]) == (15, 2, 3)
+    assert found["disagreements"] == 1 and found["manual_regrade"] == "required"
+    assert found["_conditions"] == [
+        "too few human spot-checks",
+        "manual regrade required",
+        "second-judge check not run",
+    ]
+    # Every judged run graded by a person, outcomes the people's: the regrade is done.
+    live = {
+        f"r{i}": grade(True, human=i != 1, outcome="fail" if i == 1 else "pass") for i in range(15)
+    }
+    found = sf.protocol_figures(items, ["pass"] * 15, live)
+    assert found["manual_regrade"] == "not_required"  # 1 of 15 disagreeing is under 10%
+    assert found["_conditions"] == []
+    assert found["agreement_ci"] == {
+        "lo": sf.wilson(14, 15)[0],
+        "hi": sf.wilson(14, 15)[1],
+        "method": "wilson-95",
+    }
+
+
+def test_an_emptied_protocol_missing_list_is_a_mismatch() -> None:
+    block = {"judged_runs": 0, "missing": []}
+    cell = {"model": "m", "mode": "single-shot", "judge_protocol": block}
+    published = {"workloads": [{"workload": "w.v1", "cells": [cell]}]}
+    figures = {
+        "_protocol": {"judged_runs": 0, "_conditions": ["not every run graded"]},
+    }
+    found = Recorded()
+    sf.compare_cells(
+        "results-corrected.json", published, {"w.v1": {("m", "single-shot"): figures}}, found
+    )
+    assert found.of("mismatched", "cell judge protocol")
