@@ -1414,6 +1414,12 @@ def compare_lines(
                 lines[line] = None
         if gone(lines["_cheapest"]) or gone(lines["_flagship"]):
             lines["frontier_premium"] = None
+        for entry in lines["flagship_premiums"]:
+            line_of = entry["line"]
+            if line_of is not None and gone({"model": line_of["model"], "mode": line_of["mode"]}):
+                entry.update(line=None, qualifying=False)
+            if gone(lines["_cheapest"]) or entry["line"] is None:
+                entry["premium"] = None
         for model in list(lines["agentic_multiplier"]):
             if any(gone({"model": model, "mode": m}) for m in ("agentic", "single-shot")):
                 lines["agentic_multiplier"][model] = None
