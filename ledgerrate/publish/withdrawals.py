@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledgerrate.schema import CellResult, EditionResults, ErrataFile
+from ledgerrate.schema import CellResult, EditionResults, ErrataFile, Mode, RateLine, WorkloadResult
 
 WITHDRAWN = "withdrawn: "
 
@@ -35,6 +35,7 @@ def apply_withdrawals(results: EditionResults, errata: ErrataFile | None) -> Edi
         return results
     shown = results.model_copy(deep=True)
     for workload in shown.workloads:
+        gone: set[tuple[str, str]] = set()
         for cell in workload.cells:
             fields = {
                 field: erratum
@@ -51,8 +52,32 @@ def apply_withdrawals(results: EditionResults, errata: ErrataFile | None) -> Edi
                     setattr(cell, companion, None)
             if fields:
                 cell.qualifying = False
-                for attr in ("cheapest_qualifying", "flagship", "reference"):
-                    line = getattr(workload, attr)
-                    if line is not None and (line.model, line.mode) == (cell.model, cell.mode):
-                        setattr(workload, attr, None)
+                gone.add((cell.model, str(cell.mode)))
+        _drop_indices_on(workload, gone)
     return shown
+
+
+def _drop_indices_on(workload: WorkloadResult, gone: set[tuple[str, str]]) -> None:
+    """Rate lines that name a withdrawn cell are removed (not replaced by the next cell), and
+    every index that rests on one goes with them: a premium or multiplier divides by a CPO
+    the erratum took back."""
+    if not gone:
+        return
+
+    def withdrawn(line: RateLine | None) -> bool:
+        return line is not None and (line.model, str(line.mode)) in gone
+
+    if withdrawn(workload.cheapest_qualifying) or withdrawn(workload.flagship):
+        workload.frontier_premium = None
+    cheapest_gone = withdrawn(workload.cheapest_qualifying)
+    for premium in workload.flagship_premiums or []:
+        if withdrawn(premium.line):
+            premium.line, premium.qualifying = None, False
+        if cheapest_gone or premium.line is None:
+            premium.premium = None
+    for model in list(workload.agentic_multiplier):
+        if any((model, mode.value) in gone for mode in Mode):
+            workload.agentic_multiplier[model] = None
+    for attr in ("cheapest_qualifying", "flagship", "reference"):
+        if withdrawn(getattr(workload, attr)):
+            setattr(workload, attr, None)

@@ -67,3 +67,15 @@ def test_withdrawn_figures_read_as_withdrawn(tmp_path) -> None:
     gone = shown.workloads[0].cells[0]
     assert fmt.pass_rate(gone) == fmt.cpo(gone) == "withdrawn (see errata)"
     assert any("by erratum 2026-07-20" in flag for flag in gone.flags)
+
+
+def test_indices_resting_on_a_withdrawn_cell_go_with_it(tmp_path) -> None:
+    results = write_edition(tmp_path, "2026-07", "2026-07-01")
+    workload = results.workloads[0]
+    line = workload.cheapest_qualifying
+    assert line is not None and workload.frontier_premium is not None
+    shown = apply_withdrawals(results, _errata(workload.workload, line.model, str(line.mode)))
+    # The premium divided by the withdrawn cell's CPO: it is withdrawn with it.
+    assert shown.workloads[0].frontier_premium is None
+    assert all(p.premium is None for p in shown.workloads[0].flagship_premiums)
+    assert results.workloads[0].frontier_premium == workload.frontier_premium
