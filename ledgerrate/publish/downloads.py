@@ -480,7 +480,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
     _rest_of_sealed(root, dest)
-    write_hashed_inputs(edition, dest)  # the bytes behind each sealed hash (hashes.md)
+    write_hashed_inputs(edition, dest, cache)  # the bytes behind each sealed hash (hashes.md)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
         if path.name == "SHA256SUMS":

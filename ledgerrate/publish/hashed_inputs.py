@@ -27,7 +27,7 @@ from typing import Any
 from ledgerrate import seal
 from ledgerrate.edition import edition_hash_document, pricing_hash_document
 from ledgerrate.hashing import HashScheme, canonical_json, sha256_bytes
-from ledgerrate.publish.cache import write_plain
+from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import Erratum
 from ledgerrate.workloads.base import Workload
@@ -150,7 +150,29 @@ def hashed_files(edition: Edition) -> dict[str, bytes]:
     return out
 
 
-def write_hashed_inputs(edition: Edition, dest: Path) -> None:
-    """Write `hashed/` into an edition's data folder (before its SHA256SUMS is written)."""
-    for rel, data in sorted(hashed_files(edition).items()):
-        write_plain(dest / FOLDER / rel, data)
+def _hashed_files_json(edition: Edition) -> bytes:
+    # Every file is UTF-8 text (canonical JSON, source code, prompts), so one JSON object holds
+    # them all as one cache product.
+    files = {rel: data.decode("utf-8") for rel, data in hashed_files(edition).items()}
+    return json.dumps(files, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def write_hashed_inputs(edition: Edition, dest: Path, cache: BuildCache) -> None:
+    """Write `hashed/` into an edition's data folder (before its SHA256SUMS is written).
+
+    A cache product keyed by the toolchain and the edition's sealed inputs: reading the
+    workloads' sources imports the catalogue (and through it the PDF renderer), which a build
+    on a warm cache must not pay for."""
+    inputs = [
+        edition.paths.root / name
+        for name in ("edition.yaml", "pricing.yaml", "registration.json", "errata.yaml")
+    ]
+    key = key_of(
+        "hashed",
+        cache.toolchain(),
+        edition.id,
+        [(p.name, cache.file_digest(p)) for p in inputs if p.is_file()],
+    )
+    files = json.loads(cache.product("hashed", key, lambda: _hashed_files_json(edition)))
+    for rel, text in sorted(files.items()):
+        write_plain(dest / FOLDER / rel, text.encode("utf-8"))

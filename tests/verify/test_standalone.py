@@ -121,12 +121,6 @@ def test_every_source_hash_is_recomputed_from_published_bytes(site: Path) -> Non
     assert "unknown recipe" not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="until the fixes of #44 land together: sealed results.json and raw logs published "
-    "as sealed, bodies/ and probes/ downloadable, the late prices of 2026-12 disclosed, and "
-    "standalone_figures.py beside the verifier",
-)
 def test_the_bundled_site_has_no_mismatch(site: Path) -> None:
     code, text = _run(site)
     assert _mismatches(text) == []

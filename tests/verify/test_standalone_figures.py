@@ -226,12 +226,6 @@ def test_bundled_site_current_figures_recompute_with_no_mismatch(
         assert found.of("matched", "workload routing verdict")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the site's results.json is the file rewritten by later builds, not the sealed bytes "
-    "(issue 44, defect 1): its diagnostics rest on grade revisions written after the first "
-    "publication. Passes once the site publishes the sealed results.json",
-)
 def test_bundled_site_sealed_figures_recompute_with_no_mismatch(
     bundled_checks: dict[str, Recorded],
 ) -> None:

@@ -251,6 +251,9 @@ def fetch_site(root_url: str, into: Path) -> Path:
     )
     wanted: list[tuple[str, Path]] = []
     for edition in editions:
+        # The rate card's machine-readable forms sit at the site root (figures.md).
+        for name in (f"ratecard-{edition}.json", f"ratecard-{edition}.csv"):
+            wanted.append((name, into / name))
         folder = into / "data" / edition
         folder.mkdir(parents=True, exist_ok=True)
         sums = _get(urllib.parse.urljoin(base, f"data/{edition}/SHA256SUMS"))
