@@ -23,6 +23,7 @@ from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
+from ledgerrate.verify.sampling import check_sampling
 from ledgerrate.verify.seed_custody import check_seed_custody
 
 # The stages verify_edition goes through, in order (shown as progress on a terminal).
@@ -137,6 +138,7 @@ def verify_edition(
         published=published,
         logs=logs,
     )
+    check_sampling(edition.manifest, report, logs)
 
     # 4. Seeds → datasets → prompts → grades.
     on_stage("seeds, datasets, prompts, grades")
