@@ -114,28 +114,41 @@ def _same_url(a: str | None, b: str | None) -> bool:
 
 
 def _bound_model(spec: ModelSpec) -> Model | None:
-    """The model Inspect should call for `spec`: the one it was given when that one sends to the
-    edition's `base_url`; else the same model sent to the edition's `base_url` with the key in
-    its `api_key_env` (what `run` would use). None outside an eval (no model given yet)."""
+    """The model Inspect should call for `spec`, when not the one it was given: the same model
+    sent to the edition's `base_url` with the key in its `api_key_env` (what `run` uses) when
+    Inspect has no base URL for it, and through chat completions, as `run` sends, when Inspect's
+    OpenAI provider would choose its Responses API. None: Inspect's own model is right (or no
+    model is given yet: the task is built outside an eval)."""
     active = active_model()
-    if active is None or spec.base_url is None:
+    if active is None:
         return None
     sends_to = active.api.base_url
-    if _same_url(sends_to, spec.base_url):
-        return None
-    if sends_to is not None:
+    if (
+        spec.base_url is not None
+        and sends_to is not None
+        and not _same_url(sends_to, spec.base_url)
+    ):
         raise UsageProblem(
             f"Inspect sends {active} to {sends_to}, but edition.yaml gives model {spec.id} "
             f"base_url {spec.base_url}: pass --model-base-url {spec.base_url} (or unset the "
             "base URL variable Inspect reads)"
         )
-    key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
-    if spec.api_key_env and not key:
-        raise UsageProblem(
-            f"model {spec.id} needs its API key: set {spec.api_key_env} (edition.yaml's "
-            "api_key_env)"
-        )
-    return get_model(str(active), base_url=spec.base_url, api_key=key or active.api.api_key)
+    moves = spec.base_url is not None and sends_to is None
+    responses = getattr(active.api, "responses_api", False) is True
+    if not moves and not responses:
+        return None
+    key = active.api.api_key
+    if moves and spec.api_key_env:
+        key = os.environ.get(spec.api_key_env)
+        if not key:
+            raise UsageProblem(
+                f"model {spec.id} needs its API key: set {spec.api_key_env} (edition.yaml's "
+                "api_key_env)"
+            )
+    chat: dict[str, Any] = {"responses_api": False} if responses else {}
+    return get_model(
+        str(active), base_url=spec.base_url if moves else sends_to, api_key=key, **chat
+    )
 
 
 def _overrides(spec: ModelSpec) -> list[str]:

@@ -125,6 +125,9 @@ def test_inspects_model_picks_the_edition_model_and_its_server(editions, seeds, 
     assert {s.metadata["ledgerrate"]["model"] for s in task.dataset} == {"m2"}
     assert task.model is not None and task.model.api.base_url == "http://127.0.0.1:8/v1"
     assert task.model.api.api_key == "sk-m2"
+    # Through chat completions, as `run` sends (Inspect would choose its Responses API here).
+    assert get_model("openai/other", base_url=BASE).api.responses_api is True
+    assert task.model.api.responses_api is False
     monkeypatch.delenv("M2_KEY")
     with pytest.raises(PrerequisiteError) as excinfo:
         _task(editions["registered"], active=get_model("openai/other"))
@@ -148,4 +151,4 @@ def test_sampling_options_that_are_not_the_editions_are_refused(editions, seeds,
         assert named in _one_line(excinfo)
     # The edition's own settings given again are no override.
     same = GenerateConfig(temperature=0, max_tokens=4096, max_connections=3)
-    assert _task(editions["registered"], active=model, config=same).model is None
+    assert len(_task(editions["registered"], active=model, config=same).dataset) == 4
