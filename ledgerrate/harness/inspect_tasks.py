@@ -10,10 +10,12 @@ registration), sends each item's prompt verbatim, single-shot or with the worklo
 The model is the one Inspect evaluates: `--model openai/<api_model>` finds the edition's entry
 by its `api_model` (and its `base_url` when two entries share one), so `inspect eval-set --model
 a,b,c` runs every model of the edition; `-T model=ID` still names one outright. The request goes
-to the entry's `base_url` with the key in its `api_key_env`, as `run` sends it, unless Inspect
-was pointed at another server (refused: the prices are that server's). Sampling options given to
-Inspect that are not the edition's (`--temperature`, `--max-tokens`, …) are refused before any
-call. A problem the operator can fix is Inspect's `PrerequisiteError`, printed as one line.
+as `run` sends it: to the entry's `base_url` with the key in its `api_key_env`, and for an
+`openai`-family entry by plain chat completions (Inspect's OpenAI-compatible provider); a run
+Inspect points at another server is refused (the prices are the edition's server's). Sampling
+options given to Inspect that are not the edition's (`--temperature`, `--max-tokens`, …) are
+refused before any call. A problem the operator can fix is Inspect's `PrerequisiteError`,
+printed as one line.
 
 Each sample's metadata names the edition, workload, item, prompt hash, mode and model;
 `ledgerrate ingest` checks them all.
@@ -53,6 +55,8 @@ from ledgerrate.schema import Mode, ModelSpec, ProviderFamily
 from ledgerrate.workloads import catalogue
 from ledgerrate.workloads.base import Workload
 
+COMPATIBLE = "openai-api/"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Sampling keys of `edition.yaml` Inspect can carry as they are; anything else is refused,
 # because a setting the harness silently drops would make its runs differ from `run`'s.
 SAMPLING_KEYS = (
@@ -114,41 +118,45 @@ def _same_url(a: str | None, b: str | None) -> bool:
 
 
 def _bound_model(spec: ModelSpec) -> Model | None:
-    """The model Inspect should call for `spec`, when not the one it was given: the same model
-    sent to the edition's `base_url` with the key in its `api_key_env` (what `run` uses) when
-    Inspect has no base URL for it, and through chat completions, as `run` sends, when Inspect's
-    OpenAI provider would choose its Responses API. None: Inspect's own model is right (or no
-    model is given yet: the task is built outside an eval)."""
+    """The model Inspect should call for `spec`, when not the one it was given (None: Inspect's
+    own is right, or no model is given yet because the task is built outside an eval).
+
+    An `openai`-family entry is called as `run` calls it: plain chat completions with the
+    settings as given, at the entry's `base_url`, with the key in its `api_key_env`. That is
+    Inspect's OpenAI-compatible provider (`openai-api/…`); its `openai/…` provider instead
+    picks the Responses API and drops `temperature` for model names it does not know (every
+    self-hosted one). Another family's entry keeps Inspect's provider, sent to its `base_url`."""
     active = active_model()
     if active is None:
         return None
     sends_to = active.api.base_url
-    if (
-        spec.base_url is not None
-        and sends_to is not None
-        and not _same_url(sends_to, spec.base_url)
-    ):
+    if spec.base_url and sends_to and not _same_url(sends_to, spec.base_url):
         raise UsageProblem(
             f"Inspect sends {active} to {sends_to}, but edition.yaml gives model {spec.id} "
             f"base_url {spec.base_url}: pass --model-base-url {spec.base_url} (or unset the "
             "base URL variable Inspect reads)"
         )
-    moves = spec.base_url is not None and sends_to is None
-    responses = getattr(active.api, "responses_api", False) is True
-    if not moves and not responses:
+    if spec.provider == ProviderFamily.openai:
+        if str(active).startswith(COMPATIBLE) and sends_to:
+            return None
+        name = f"{COMPATIBLE}ledgerrate/{spec.api_model or spec.id}"
+        base_url = spec.base_url or sends_to or OPENAI_BASE_URL
+    elif spec.base_url and not sends_to:
+        name, base_url = str(active), spec.base_url
+    else:
         return None
-    key = active.api.api_key
-    if moves and spec.api_key_env:
-        key = os.environ.get(spec.api_key_env)
-        if not key:
-            raise UsageProblem(
-                f"model {spec.id} needs its API key: set {spec.api_key_env} (edition.yaml's "
-                "api_key_env)"
-            )
-    chat: dict[str, Any] = {"responses_api": False} if responses else {}
-    return get_model(
-        str(active), base_url=spec.base_url if moves else sends_to, api_key=key, **chat
-    )
+    if spec.api_key_env is None:  # a keyless server on loopback: Inspect wants some key
+        return get_model(name, base_url=base_url, api_key=active.api.api_key or "none")
+    if not os.environ.get(spec.api_key_env):
+        raise UsageProblem(
+            f"model {spec.id} needs its API key: set {spec.api_key_env} (edition.yaml's "
+            "api_key_env)"
+        )
+    if name.startswith(COMPATIBLE):
+        # Named, not passed: an eval-retry rebuilds the model from its log, which keeps the
+        # variable's name (never the key).
+        return get_model(name, base_url=base_url, api_key_var=spec.api_key_env)
+    return get_model(name, base_url=base_url, api_key=os.environ[spec.api_key_env])
 
 
 def _overrides(spec: ModelSpec) -> list[str]:

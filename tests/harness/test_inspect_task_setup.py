@@ -125,9 +125,10 @@ def test_inspects_model_picks_the_edition_model_and_its_server(editions, seeds, 
     assert {s.metadata["ledgerrate"]["model"] for s in task.dataset} == {"m2"}
     assert task.model is not None and task.model.api.base_url == "http://127.0.0.1:8/v1"
     assert task.model.api.api_key == "sk-m2"
-    # Through chat completions, as `run` sends (Inspect would choose its Responses API here).
+    # Plain chat completions with the settings as given, as `run` sends: Inspect's `openai/`
+    # provider would pick its Responses API for this name (and drop the temperature).
     assert get_model("openai/other", base_url=BASE).api.responses_api is True
-    assert task.model.api.responses_api is False
+    assert str(task.model) == "openai-api/ledgerrate/other"
     monkeypatch.delenv("M2_KEY")
     with pytest.raises(PrerequisiteError) as excinfo:
         _task(editions["registered"], active=get_model("openai/other"))
