@@ -289,6 +289,8 @@ class Admission:
 
     def admit(self, samples: Sequence[Incoming]) -> Verdicts:
         verdicts = Verdicts()
+        # A log refused for one reason (a whole eval run at another temperature) is one line.
+        refused: dict[tuple[str, str], list[str]] = {}
         for sample in sorted(samples, key=_order):
             verdict = self.check(sample)
             if verdict is Skipped.already:
@@ -296,11 +298,12 @@ class Admission:
             elif verdict is Skipped.same_attempt:
                 verdicts.same_attempt += 1
             elif isinstance(verdict, str):
-                verdicts.refused.append(
-                    f"{sample.log.path_name}: sample {sample.sample}: refused: {verdict}"
-                )
+                refused.setdefault((sample.log.path_name, verdict), []).append(sample.sample)
             else:
                 verdicts.admitted.append(verdict)
+        for (log, reason), keys in refused.items():
+            which = f"sample {keys[0]}" if len(keys) == 1 else f"samples {', '.join(keys)}"
+            verdicts.refused.append(f"{log}: {which}: refused: {reason}")
         return verdicts
 
 

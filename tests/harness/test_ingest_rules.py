@@ -122,6 +122,10 @@ def test_a_changed_setting_is_refused_naming_it(edition: Path, changed, line) ->
     assert not verdicts.admitted
     assert len(verdicts.refused) == 1 and "\n" not in verdicts.refused[0]
     assert line in verdicts.refused[0]
+    # A log whose every sample differs alike is refused in one line.
+    samples = [_sample(edition, i, config=changed, body=changed) for i in range(3)]
+    [line_for_all] = _admission(edition).admit(samples).refused
+    assert "samples item-01#1, item-02#1, item-03#1: refused: " + line in line_for_all
     # A provider body that says otherwise than Inspect's config is caught too.
     verdicts = _admission(edition).admit([_sample(edition, 0, body=changed)])
     assert "(call 0's request body)" in verdicts.refused[0]
