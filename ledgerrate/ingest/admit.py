@@ -138,12 +138,19 @@ class Admission:
             found = [s for s in found if s.id == sample.model_id]
         if len(found) != 1:
             known = ", ".join(f"{s.id} (api_model {s.api_model})" for s in specs)
-            claimed = (
-                f" (the sample says edition model {sample.model_id!r})" if sample.model_id else ""
-            )
+            claimed = [s for s in specs if s.id == sample.model_id]
+            if claimed:
+                # The task was told one model (-T model=) and Inspect ran another.
+                spec = claimed[0]
+                return (
+                    f"the log ran Inspect model {sample.model_name!r} for edition model "
+                    f"{spec.id!r}, whose api_model is {spec.api_model!r}: run it again with "
+                    f"--model openai/{spec.api_model} (and no -T model=, which eval-set does not "
+                    "need: each --model finds its own entry)"
+                )
             return (
-                f"model {sample.model_name!r}{claimed} is not a model of the edition; its models "
-                f"are: {known}"
+                f"model {sample.model_name!r} is not a model of the edition; run it again with "
+                f"--model <provider>/<api_model> of one of its models: {known}"
             )
         spec = found[0]
         if (

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ledgerrate.edition import load_edition
+from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.ingest.admit import Admission
@@ -176,3 +177,39 @@ def test_a_retry_logs_repeats_are_skipped_and_its_reruns_are_next_attempts(
         (item1, 1),
         (item1, 2),
     ]
+
+
+def test_a_model_mismatch_names_what_to_change(edition: Path) -> None:
+    """The refusal the issue quotes ("model 'openai/fake-gpt-2' (the sample says edition model
+    …) is not a model of the edition") said nothing of what to run instead."""
+    sample = _sample(edition, 0)
+    sample.model_name = "openai/fake-gpt-2"
+    [line] = _admission(edition).admit([sample]).refused
+    assert (
+        "the log ran Inspect model 'openai/fake-gpt-2' for edition model 'm1', whose api_model "
+        "is 'scripted': run it again with --model openai/scripted"
+    ) in line
+    sample.model_id = None
+    [line] = _admission(edition).admit([sample]).refused
+    assert "run it again with --model <provider>/<api_model> of one of its models: m1" in line
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "hint"),
+    [
+        ("cut.eval", b"PK\x03\x04 not a whole zip", "copy it again from Inspect's --log-dir"),
+        ("empty.eval", b"", "the file is empty; point ingest at the log Inspect wrote"),
+        ("records.jsonl", b"{}\n", "read as run records with --format jsonl"),
+    ],
+)
+def test_an_unreadable_log_says_what_to_do(tmp_path: Path, name: str, data: bytes, hint) -> None:
+    from ledgerrate.ingest.inspect_log import read_log
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(UsageProblem) as excinfo:
+        read_log(path, "0" * 64)
+    [line] = excinfo.value.lines
+    assert line.startswith(f"{path}: ") and hint in line
+    if name.endswith(".eval"):
+        assert "--format jsonl" not in line
