@@ -20,6 +20,7 @@ from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.parsed import EditionLogs
+from ledgerrate.verify.probes import check_probes
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
@@ -150,6 +151,7 @@ def verify_edition(
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report, logs)
+    check_probes(paths, edition.pricing, report)
     try:
         check_figures(paths, recompute, report)
     except (FileProblem, UsageProblem) as problem:
