@@ -76,12 +76,19 @@ def _model(specs: list[ModelSpec], chosen: str | None, where: Path) -> ModelSpec
     edition's only model."""
     models = [s for s in specs if s.provider != ProviderFamily.baseline]
     listed = ", ".join(f"{s.id} (--model openai/{s.api_model})" for s in models) or "none"
+    active = active_model()
     if chosen is not None:
         for spec in models:
-            if spec.id == chosen:
-                return spec
+            if spec.id != chosen:
+                continue
+            if active is not None and not _names(spec) & _suffixes(str(active)):
+                # Else the run would be recorded as one model while Inspect asked for another.
+                raise UsageProblem(
+                    f"{where}: -T model={chosen} but Inspect's --model is {active}; pass "
+                    f"--model openai/{spec.api_model} (or drop -T model=: --model finds the entry)"
+                )
+            return spec
         raise UsageProblem(f"{where}: no model {chosen!r} in edition.yaml (models: {listed})")
-    active = active_model()
     if active is not None:
         found = [s for s in models if _names(s) & _suffixes(str(active))]
         if len(found) > 1:

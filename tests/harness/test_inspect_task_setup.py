@@ -115,6 +115,15 @@ def test_a_model_the_edition_does_not_list(editions, seeds, monkeypatch) -> None
     assert "m2 (--model openai/other)" in line
 
 
+def test_a_model_named_twice_must_be_the_same(editions, seeds, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(PrerequisiteError) as excinfo:
+        _task(editions["registered"], model="m1", active=get_model("openai/other"))
+    assert "-T model=m1 but Inspect's --model is openai/other; pass --model openai/scripted" in (
+        _one_line(excinfo)
+    )
+
+
 def test_inspects_model_picks_the_edition_model_and_its_server(editions, seeds, monkeypatch):
     """`eval-set --model openai/scripted,openai/other`: each model finds its own entry, and
     its requests go to that entry's base_url with the key its api_key_env names."""
