@@ -25,6 +25,7 @@ PIPELINE = (
     "generate",
     "register",
     "run",
+    "inspect-tasks",
     "ingest",
     "grade",
     "spotcheck",
@@ -201,6 +202,20 @@ def run(
             markup=True,
         )
         sys.exit(1)
+
+
+@app.command("inspect-tasks")
+@friendly
+def inspect_tasks(
+    edition: Annotated[
+        Path | None, typer.Argument(help="An edition folder: its commands to run.")
+    ] = None,
+) -> None:
+    """The Inspect AI tasks (`inspect list tasks` cannot see them) and the commands to run."""
+    from ledgerrate.harness.listing import task_lines
+
+    for line in task_lines(edition):
+        typer.echo(line)
 
 
 @app.command()

@@ -4,16 +4,20 @@ A sample is refused, with one line saying why, unless: it names this edition and
 registered in it, in a mode the workload has; its model is one of the edition's models with a
 frozen price (and the harness's model name is that model's `api_model`); its item is an item of
 the registered dataset and the prompt it was sent hashes to the registered prompt of that item;
-it started inside the window; and its item has no final record yet in the cell's open sitting.
+it was sent with the edition's sampling settings and output cap (`ledgerrate.sampling`); it
+started inside the window; and its item has no final record yet in the cell's open sitting.
 An admitted sample takes the next attempt number of its item, its run id is derived as `run`
 derives it, and every call is priced at the frozen prices from its own usage: a cost the log
 states is never read. A sample whose log and key were ingested before is skipped, so ingesting
-a log twice adds nothing.
+a log twice adds nothing; so is a sample whose harness id (Inspect's uuid) was ingested before
+from another log: `inspect eval-retry` repeats the samples that had finished under their uuid,
+and only its re-runs are new, each the next attempt of an item whose attempt was excluded.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import enum
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -24,6 +28,7 @@ from ledgerrate.cost import call_cost
 from ledgerrate.edition import Edition
 from ledgerrate.ingest.incoming import Incoming
 from ledgerrate.run import rawlog
+from ledgerrate.sampling import differences
 from ledgerrate.schema import (
     CallRecord,
     Cost,
@@ -40,6 +45,11 @@ from ledgerrate.workloads.base import Dataset, Workload
 DatasetFor = Callable[[str], Dataset]
 
 
+class Skipped(enum.Enum):
+    already = "this log's sample was ingested before"
+    same_attempt = "the same attempt (sample uuid) was ingested before from another log"
+
+
 @dataclass
 class CellState:
     """A cell's log as ingest found it, and what this ingest has added to it so far."""
@@ -48,13 +58,21 @@ class CellState:
     records: list[RunRecord]
     plan: rawlog.SittingPlan
     ingested: set[tuple[str, str]] = field(default_factory=set)
+    # (sample uuid, start) of every ingested attempt: a retry log's repeat of a finished sample
+    # has both; its re-run of an errored one may keep the uuid but starts later.
+    attempts: set[tuple[str, dt.datetime]] = field(default_factory=set)
 
     @classmethod
     def load(cls, path: Path, item_ids: Sequence[str], new_sitting: bool) -> CellState:
         records = rawlog.read_cell(path)
         plan = rawlog.plan_sitting(records, item_ids, new_sitting=new_sitting)
         ingested = {(r.source.log_sha256, r.source.sample) for r in records if r.source}
-        return cls(path, records, plan, ingested)
+        attempts = {
+            (r.source.sample_uuid, r.started_at)
+            for r in records
+            if r.source and r.source.sample_uuid
+        }
+        return cls(path, records, plan, ingested, attempts)
 
 
 @dataclass
@@ -68,6 +86,8 @@ class Verdicts:
     admitted: list[Admitted] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     already: int = 0
+    # Samples of another log that are attempts already ingested (an eval-retry's repeats).
+    same_attempt: int = 0
 
 
 def api_names(spec: ModelSpec) -> set[str]:
@@ -118,12 +138,19 @@ class Admission:
             found = [s for s in found if s.id == sample.model_id]
         if len(found) != 1:
             known = ", ".join(f"{s.id} (api_model {s.api_model})" for s in specs)
-            claimed = (
-                f" (the sample says edition model {sample.model_id!r})" if sample.model_id else ""
-            )
+            claimed = [s for s in specs if s.id == sample.model_id]
+            if claimed:
+                # The task was told one model (-T model=) and Inspect ran another.
+                spec = claimed[0]
+                return (
+                    f"the log ran Inspect model {sample.model_name!r} for edition model "
+                    f"{spec.id!r}, whose api_model is {spec.api_model!r}: run it again with "
+                    f"--model openai/{spec.api_model} (and no -T model=, which eval-set does not "
+                    "need: each --model finds its own entry)"
+                )
             return (
-                f"model {sample.model_name!r}{claimed} is not a model of the edition; its models "
-                f"are: {known}"
+                f"model {sample.model_name!r} is not a model of the edition; run it again with "
+                f"--model <provider>/<api_model> of one of its models: {known}"
             )
         spec = found[0]
         if (
@@ -133,8 +160,8 @@ class Admission:
             return f"model {spec.id!r} has no frozen price in pricing.yaml"
         return spec
 
-    def check(self, sample: Incoming) -> Admitted | str | None:
-        """The record to write, the reason for refusing it, or None when already ingested."""
+    def check(self, sample: Incoming) -> Admitted | str | Skipped:
+        """The record to write, the reason for refusing it, or why it is skipped."""
         manifest = self.edition.manifest
         if sample.workload is None or sample.item_id is None:
             return (
@@ -167,6 +194,9 @@ class Admission:
         reason = _prompt_problem(sample, prompt.hash, prompt.system, prompt.user)
         if reason:
             return reason
+        reason = _sampling_problem(sample, spec)
+        if reason:
+            return reason
         sealed = self.registration.workloads[workload.id].dataset_hash
         if sample.dataset_hash is not None and sample.dataset_hash != sealed:
             return f"dataset_hash {sample.dataset_hash[:12]}… is not the registered {sealed[:12]}…"
@@ -183,7 +213,9 @@ class Admission:
             self.cells[key] = CellState.load(path, item_ids, self.new_sitting)
         cell = self.cells[key]
         if (sample.log.sha256, sample.sample) in cell.ingested:
-            return None
+            return Skipped.already
+        if sample.uuid is not None and (sample.uuid, sample.started_at) in cell.attempts:
+            return Skipped.same_attempt
         plan = cell.plan
         if sample.item_id not in plan.todo:
             return (
@@ -194,6 +226,8 @@ class Admission:
         attempt = plan.todo[sample.item_id]
         record = self._record(sample, spec, workload, mode, plan.sitting, attempt, prompt.hash)
         cell.ingested.add((sample.log.sha256, sample.sample))
+        if sample.uuid is not None:
+            cell.attempts.add((sample.uuid, sample.started_at))
         if record.status in rawlog.FINISHED:
             del plan.todo[sample.item_id]
         else:
@@ -227,6 +261,7 @@ class Admission:
             eval_id=sample.log.eval_id,
             task=sample.log.task,
             sample=sample.sample,
+            sample_uuid=sample.uuid,
             ingested_at=self.now(),
         )
         return RunRecord(
@@ -261,16 +296,21 @@ class Admission:
 
     def admit(self, samples: Sequence[Incoming]) -> Verdicts:
         verdicts = Verdicts()
+        # A log refused for one reason (a whole eval run at another temperature) is one line.
+        refused: dict[tuple[str, str], list[str]] = {}
         for sample in sorted(samples, key=_order):
             verdict = self.check(sample)
-            if verdict is None:
+            if verdict is Skipped.already:
                 verdicts.already += 1
+            elif verdict is Skipped.same_attempt:
+                verdicts.same_attempt += 1
             elif isinstance(verdict, str):
-                verdicts.refused.append(
-                    f"{sample.log.path_name}: sample {sample.sample}: refused: {verdict}"
-                )
+                refused.setdefault((sample.log.path_name, verdict), []).append(sample.sample)
             else:
                 verdicts.admitted.append(verdict)
+        for (log, reason), keys in refused.items():
+            which = f"sample {keys[0]}" if len(keys) == 1 else f"samples {', '.join(keys)}"
+            verdicts.refused.append(f"{log}: {which}: refused: {reason}")
         return verdicts
 
 
@@ -318,6 +358,22 @@ def _prompt_problem(sample: Incoming, registered: str, system: str, user: str) -
         )
     if sample.prompt_hash is None:
         return "no prompt_hash: the sample must name the prompt it was sent"
+    return None
+
+
+def _sampling_problem(sample: Incoming, spec: ModelSpec) -> str | None:
+    """The first setting a call was sent with that is not the edition's, in one line."""
+    for where, body in sample.settings or [("the request", sample.request)]:
+        found = differences(spec, body)
+        if found:
+            first = found[0]
+            sent = "not set" if first.sent is None else repr(first.sent)
+            edition = "leaves it unset" if first.edition is None else f"gives {first.edition!r}"
+            return (
+                f"sampling differs from the edition's: {first.setting} is {sent} in the log "
+                f"({where}) and edition.yaml {edition} for model {spec.id}; run it again "
+                "without the option that changed it (--temperature, --max-tokens, …)"
+            )
     return None
 
 

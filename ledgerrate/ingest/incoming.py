@@ -56,3 +56,8 @@ class Incoming:
     tool_state: dict[str, Any] | None = None
     # The dataset hash the harness claims (the interchange format carries it).
     dataset_hash: str | None = None
+    # The harness's unique id of this attempt (Inspect's sample uuid), kept across eval-retry.
+    uuid: str | None = None
+    # Every place the log states the settings a call was sent with, as (where, body or config):
+    # each must carry the edition's (`ledgerrate.sampling`). Empty: `request` is checked.
+    settings: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

@@ -9,6 +9,9 @@ ignored: `admit` prices the usage at the edition's frozen prices.
 What Inspect recorded as a sample error (a provider's 429/5xx after Inspect's own retries, a
 timeout, a harness fault) becomes an infrastructure exclusion, never a model failure; a limit the
 sample hit (messages, tokens, time) or LedgerRate's 25-step cap is a model failure, as in `run`.
+
+A log of several epochs (`--epochs N`) is refused whole: the standard runs each item once per
+sitting, and which epoch was meant as which sitting is nowhere in the log.
 """
 
 from __future__ import annotations
@@ -51,10 +54,15 @@ def read_log(path: Path, sha256: str) -> list[Incoming]:
     try:
         log = read_eval_log(str(path), resolve_attachments=True)
     except Exception as exc:  # Inspect raises several types for a file it cannot read
+        raise UsageProblem(f"{path}: {_unreadable(path, exc)}") from None
+    epochs = max([log.eval.config.epochs or 1, *(s.epoch for s in log.samples or [])])
+    if epochs > 1:
         raise UsageProblem(
-            f"{path}: not an Inspect eval log Inspect can read ({type(exc).__name__}: {exc}); "
-            "pass --format jsonl for the run-record interchange format"
-        ) from None
+            f"{path}: a log of {epochs} epochs (inspect eval --epochs {epochs}): the standard runs "
+            "each item once per sitting and never pools attempts, so it cannot be ingested; run "
+            "`inspect eval` once per sitting without --epochs and ingest each log (--new-sitting "
+            "for the second and later)"
+        )
     info = LogInfo(
         path_name=path.name,
         sha256=sha256,
@@ -64,6 +72,20 @@ def read_log(path: Path, sha256: str) -> list[Incoming]:
         task=log.eval.task,
     )
     return [_incoming(log, sample, info) for sample in log.samples or []]
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    """Why Inspect could not read the file, and what to do about it."""
+    if path.suffix == ".jsonl":
+        return "a .jsonl file is read as run records with --format jsonl, not as an Inspect log"
+    if path.stat().st_size == 0:
+        return "the file is empty; point ingest at the log Inspect wrote (its --log-dir)"
+    return (
+        f"not an Inspect eval log Inspect can read ({type(exc).__name__}: "
+        f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}): the file is damaged or cut "
+        "short (copied before Inspect finished writing it?); copy it again from Inspect's "
+        "--log-dir, or check it with `inspect log dump FILE`"
+    )
 
 
 def _usage(usage: ModelUsage) -> Usage:
@@ -256,7 +278,20 @@ def _incoming(log: EvalLog, sample: EvalSample, info: LogInfo) -> Incoming:
         steps=_steps(sample.messages),
         answer=sample.output.completion if sample.output.choices else None,
         tool_state=tool_state if isinstance(tool_state, dict) else None,
+        uuid=sample.uuid,
+        settings=_settings(events),
     )
+
+
+def _settings(events: list[ModelEvent]) -> list[tuple[str, dict[str, Any]]]:
+    """Each call's settings as Inspect's config states them and as the provider body sent them."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for number, event in enumerate(events):
+        config = event.config.model_dump(exclude_none=True)
+        found.append((f"call {number}'s generate config", config))
+        if event.call is not None:
+            found.append((f"call {number}'s request body", dict(event.call.request)))
+    return found
 
 
 def _text(value: Any) -> str | None:

@@ -37,6 +37,7 @@ class IngestSummary:
     edition: str
     written: list[RunRecord] = field(default_factory=list)
     already: int = 0
+    same_attempt: int = 0
 
     def lines(self) -> list[str]:
         cells: dict[tuple[str, str, str], list[RunRecord]] = {}
@@ -54,6 +55,12 @@ class IngestSummary:
             )
         if self.already:
             lines.append(f"{self.already} samples were ingested before; skipped")
+        if self.same_attempt:
+            lines.append(
+                f"{self.same_attempt} samples are attempts already ingested from another log "
+                "(the same sample uuid and start: an eval-retry log repeats the samples that had "
+                "finished); skipped"
+            )
         if not self.written:
             lines.append(f"edition {self.edition}: nothing new to ingest")
         return lines
@@ -111,7 +118,9 @@ def ingest_logs(
             *verdicts.refused, "nothing was ingested; fix or drop the refused samples"
         )
     store = bodies.BodyStore(edition.paths.root)
-    summary = IngestSummary(edition.manifest.id, already=verdicts.already)
+    summary = IngestSummary(
+        edition.manifest.id, already=verdicts.already, same_attempt=verdicts.same_attempt
+    )
     for admitted in verdicts.admitted:
         record = admitted.record
         cell = admission.cells[(record.workload, record.model, record.mode.value)]

@@ -171,6 +171,14 @@ class RunSource(Strict):
         description="The sample within the log (Inspect: `<id>#<epoch>`; jsonl: `line <n>`); with "
         "`log_sha256` it makes ingesting the same log twice add nothing."
     )
+    sample_uuid: str | None = Field(
+        default=None,
+        description="The harness's unique id of the sample (Inspect's `uuid`): an `eval-retry` "
+        "log repeats the samples that had finished with the same uuid, which are then skipped as "
+        "the attempts already ingested.",
+        # Left out when unset, so records ingested before it keep their bytes.
+        exclude_if=lambda v: v is None,
+    )
     ingested_at: dt.datetime = Field(description="When `ledgerrate ingest` wrote it (UTC).")
 
 

@@ -23,9 +23,11 @@ from ledgerrate.verify.integrity import check_published, check_schemas, check_su
 from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.price_times import check_price_times
+from ledgerrate.verify.probes import check_probes
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
 from ledgerrate.verify.report import Report
+from ledgerrate.verify.sampling import check_sampling
 from ledgerrate.verify.seed_custody import check_seed_custody
 
 # The stages verify_edition goes through, in order (shown as progress on a terminal).
@@ -143,6 +145,7 @@ def verify_edition(
         published=published,
         logs=logs,
     )
+    check_sampling(edition.manifest, report, logs)
 
     # 4. Seeds → datasets → prompts → grades.
     on_stage("seeds, datasets, prompts, grades")
@@ -164,6 +167,7 @@ def verify_edition(
     on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report, logs)
     check_latency_estimates(edition.manifest, report, logs)
+    check_probes(paths, edition.pricing, report)
     try:
         check_figures(paths, recompute, report)
     except (FileProblem, UsageProblem) as problem:
