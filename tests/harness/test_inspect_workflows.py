@@ -350,7 +350,9 @@ def test_each_task_error_is_one_line_naming_the_fix(workflows: Workflows, tmp_pa
         args = [arg for value in task_args for arg in ("-T", value)]
         result = subprocess.run(
             [str(BIN / "inspect"), "eval", TASK, *args, "--model", model, "--log-dir", tmp_path],
-            env={**_env(bench), **env},
+            # Inspect's console wraps a message at the terminal's width (80 columns without a
+            # terminal), and a temporary path can make the one line longer than that.
+            env={**_env(bench), "COLUMNS": "1000", **env},
             capture_output=True,
             text=True,
             timeout=600,
