@@ -9,22 +9,13 @@ prices, or, for a self-hosted model, its server time at the instance price (`cos
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 
 from ledgerrate.cost import call_cost
 from ledgerrate.io import read_jsonl
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import PricingTable
+from ledgerrate.schema import PricingTable, ProbeSpend
 from ledgerrate.schema.records import ProbeRecord
-
-
-@dataclass(frozen=True)
-class ProbeSpend:
-    model: str
-    probes: int
-    calls: int
-    usd: Decimal
 
 
 def read_probes(paths: EditionPaths) -> dict[str, list[ProbeRecord]]:
@@ -46,5 +37,5 @@ def probe_spend(
         usd = sum(
             (call_cost(c.usage, c.latency_s, pricing, model).total_usd for c in calls), Decimal(0)
         )
-        spent.append(ProbeSpend(model, len(records), len(calls), usd))
+        spent.append(ProbeSpend(model=model, probes=len(records), calls=len(calls), usd=usd))
     return spent

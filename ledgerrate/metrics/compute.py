@@ -161,4 +161,5 @@ def compute_results(
             lambda entry: workload_result(inputs, metas[entry.id], entry.n, seed, reps),
             manifest.workloads,
         ),
+        probe_spend=inputs.probe_spend,
     )

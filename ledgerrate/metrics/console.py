@@ -243,6 +243,19 @@ def indices_lines(result: WorkloadResult) -> list[str]:
     return lines + protocol_lines(result)
 
 
+def probe_lines(results: EditionResults) -> list[str]:
+    """Each model's tools probe spend, in exact dollars: infrastructure, never in a CPO."""
+    if not results.probe_spend:
+        return []
+    return [
+        "tools probe spend (checking that each model's endpoint supports tools; never in CPO):",
+        *(
+            f"  {p.model}: ${p.usd} over {p.probes} probes ({p.calls} calls)"
+            for p in results.probe_spend
+        ),
+    ]
+
+
 def print_tables(results: EditionResults, console: Console, *, wide: bool = False) -> None:
     console.print(
         f"{results.brand} · methodology v{results.methodology_version} · edition "
@@ -256,3 +269,8 @@ def print_tables(results: EditionResults, console: Console, *, wide: bool = Fals
         console.print(cell_table(workload) if wide else compact_table(workload))
         for line in indices_lines(workload):
             console.print(line, markup=False, highlight=False)
+    lines = probe_lines(results)
+    if lines:
+        console.print()
+    for line in lines:
+        console.print(line, markup=False, highlight=False)

@@ -21,6 +21,8 @@ from ledgerrate.schema import (
     EditionManifest,
     GradeRecord,
     JudgeBlock,
+    PricingTable,
+    ProbeSpend,
     Registration,
     RunRecord,
     UsageBasis,
@@ -51,6 +53,8 @@ class EditionInputs:
     runs: pd.DataFrame
     grades: pd.DataFrame
     flags: Mapping[CellKey, list[str]] = field(default_factory=dict)
+    probe_spend: list[ProbeSpend] = field(default_factory=list)
+    """Each model's tools probe spend (`probes/`), outside every cell."""
 
     # Each frame split by workload once, on first use (not a mask per workload).
     _parts: dict[str, dict[str, pd.DataFrame]] = field(
@@ -195,18 +199,37 @@ def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> Iterator:
             yield record
 
 
-def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None]:
+def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None, PricingTable | None]:
     try:
         from ledgerrate.edition import load_edition
-    except ImportError:  # the shared loader is optional: read the two files ourselves
+    except ImportError:  # the shared loader is optional: read the files ourselves
         paths = EditionPaths(root)
         manifest = load_model(EditionManifest, paths.manifest)
         registration = (
             load_model(Registration, paths.registration) if paths.registration.exists() else None
         )
-        return manifest, registration
+        pricing = load_model(PricingTable, paths.pricing) if paths.pricing.exists() else None
+        return manifest, registration, pricing
     edition = load_edition(root)
-    return edition.manifest, edition.registration
+    return edition.manifest, edition.registration, edition.pricing
+
+
+def _probe_spend(paths: EditionPaths, pricing: PricingTable | None) -> list[ProbeSpend]:
+    """Each model's tools probe spend, every call priced afresh at the frozen prices."""
+    from ledgerrate.probe_spend import probe_spend, read_probes
+
+    probes = read_probes(paths)
+    if not probes:
+        return []
+    if pricing is None:
+        raise FileProblem(
+            paths.pricing,
+            [
+                f"{paths.pricing}: missing; the tools probes in {paths.root / 'probes'} are priced "
+                "from it, so restore the edition's frozen price table"
+            ],
+        )
+    return probe_spend(probes, pricing)
 
 
 def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
@@ -234,7 +257,7 @@ def load_inputs(
     """The edition's inputs, its logs read here or, when given, from records already read
     (each as (path, records), e.g. verify's single parse; only cell logs are used)."""
     root = Path(edition_dir)
-    manifest, registration = _load_parts(root)
+    manifest, registration, pricing = _load_parts(root)
     paths = EditionPaths(root)
     if run_logs is None:
         runs = _read_logs(paths.root / "runs", RunRecord, manifest.id)
@@ -251,4 +274,5 @@ def load_inputs(
         runs=runs_frame(runs),
         grades=grades_frame(grades),
         flags=spotcheck_flags(root),
+        probe_spend=_probe_spend(paths, pricing),
     )

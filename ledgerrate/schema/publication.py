@@ -425,6 +425,19 @@ class WorkloadResult(Strict):
     """The routing verdict: cheapest qualifying vs flagship."""
 
 
+class ProbeSpend(Strict):
+    """What one model's tools probes cost: infrastructure spend, in no cell's figures."""
+
+    model: Slug
+    probes: int = Field(ge=0, description="Probes run (`probes/<model>.jsonl`, one a line).")
+    calls: int = Field(ge=0, description="Calls those probes made, each paid.")
+    usd: Usd = Field(
+        description="Every call's cost re-derived at the frozen prices (usage × token prices, "
+        "or server time × the instance price for a self-hosted model), summed exactly; never "
+        "in CPO."
+    )
+
+
 class EditionResults(Strict):
     """`results.json`: every published figure of an edition, recomputable by `verify`."""
 
@@ -446,6 +459,15 @@ class EditionResults(Strict):
     """Bootstrap resamples per interval."""
     workloads: list[WorkloadResult]
     """Results per workload."""
+    probe_spend: list[ProbeSpend] = Field(
+        default_factory=list,
+        description="Per model, the spend on checking that its endpoint hands tools to the "
+        "model (the runner's tools probe, before its first agentic cell): paid calls outside "
+        "every cell, never part of a CPO.",
+        # Left out when empty (no probe was run), so results of editions without probes read
+        # back, and are sealed, unchanged.
+        exclude_if=lambda v: not v,
+    )
 
 
 class TrendPoint(Strict):

@@ -226,6 +226,8 @@ def _keyed(value: Any) -> Any:
                 keys.append(f"{v['model']}/{v['mode']}")
             elif "workload" in v and "cells" in v:
                 keys.append(v["workload"])
+            elif "model" in v and "probes" in v:  # a model's tools probe spend
+                keys.append(v["model"])
             else:
                 return [_keyed(v) for v in value]
         if len(set(keys)) == len(keys):

@@ -453,3 +453,55 @@ def test_an_emptied_protocol_missing_list_is_a_mismatch() -> None:
         "results-corrected.json", published, {"w.v1": {("m", "single-shot"): figures}}, found
     )
     assert found.of("mismatched", "cell judge protocol")
+
+
+# --- the tools probe spend -----------------------------------------------------------------------
+
+
+def test_bundled_probe_spend_is_recomputed(bundled_checks: dict[str, Recorded]) -> None:
+    spent = "expected $0.005121712834 (6 probes, 12 calls), found $0.005121712834"
+    assert bundled_checks["2026-12"].of("matched", "tools probe spend") == [
+        f"results-corrected.json: probe_spend of smollm2: {spent} (6 probes, 12 calls)",
+        f"results-current.json: probe_spend of smollm2: {spent} (6 probes, 12 calls)",
+    ]
+    assert bundled_checks["2026-11"].of("matched", "tools probe spend") == []
+
+
+def test_a_changed_probe_spend_is_a_mismatch(edition_copy: Callable[[str], Path]) -> None:
+    folder = edition_copy("2026-12")
+    path = folder / "results-current.json"
+    doc = json.loads(path.read_text())
+    doc["probe_spend"][0]["usd"] = "0.005121712835"
+    path.write_text(json.dumps(doc))
+    found = check(folder)
+    assert found.of("mismatched") == [
+        "results-current.json: probe_spend of smollm2: expected $0.005121712834 (6 probes, "
+        "12 calls), found $0.005121712835 (6 probes, 12 calls)"
+    ]
+
+
+def test_a_dropped_probe_spend_is_a_mismatch(edition_copy: Callable[[str], Path]) -> None:
+    folder = edition_copy("2026-12")
+    path = folder / "results-corrected.json"
+    doc = json.loads(path.read_text())
+    del doc["results"]["probe_spend"]
+    path.write_text(json.dumps(doc))
+    assert check(folder).of("mismatched", "tools probe spend") == [
+        "results-corrected.json: probe_spend of smollm2: expected $0.005121712834 (6 probes, "
+        "12 calls), found none"
+    ]
+
+
+def test_an_edited_probe_call_is_a_mismatch(edition_copy: Callable[[str], Path]) -> None:
+    folder = edition_copy("2026-12")
+
+    def edit(records: list[dict[str, Any]]) -> None:
+        records[0]["calls"][0]["latency_s"] += 36.0  # $0.001 more at $0.10 an hour
+
+    _edit_log(folder / "probes/smollm2.jsonl.gz", edit)
+    wrong = check(folder).of("mismatched", "tools probe spend")
+    assert wrong == [
+        f"{name}: probe_spend of smollm2: expected $0.006121712834 (6 probes, 12 calls), found "
+        "$0.005121712834 (6 probes, 12 calls)"
+        for name in ("results-corrected.json", "results-current.json")
+    ]

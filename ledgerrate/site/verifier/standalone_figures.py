@@ -830,6 +830,65 @@ def check_costs(
         record("matched", "call costs", f"{rel}: {checked} costs recomputed from usage and prices")
 
 
+def probe_logs(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """folder/<model>.jsonl[.gz] → the model's probe records (the gzip when both are there)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.jsonl*")) if folder.is_dir() else []:
+        if path.name.endswith(".jsonl.gz") or path.name.endswith(".jsonl"):
+            model = path.name.split(".jsonl")[0]
+            if model not in found or path.name.endswith(".gz"):
+                found[model] = path
+    return {model: list(read_jsonl(path)) for model, path in sorted(found.items())}
+
+
+def probe_spend(folder: Path, pricing: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each model's tools probe spend (figures.md, "Tools probe spend"): every call of every
+    probe priced afresh at the frozen prices, summed exactly; the costs the records state are
+    not read."""
+    spent = []
+    for model, probes in probe_logs(folder / "probes").items():
+        calls = [call for probe in probes for call in probe.get("calls") or []]
+        total = Decimal(0)
+        for call in calls:
+            priced = expected_call_cost(model, call.get("usage"), call.get("latency_s"), pricing)
+            if isinstance(priced, str):
+                raise InputProblem(f"{folder}/probes/{model}: a probe call needs {priced}")
+            total += priced[0] + priced[1]
+        spent.append({"model": model, "probes": len(probes), "calls": len(calls), "usd": total})
+    return spent
+
+
+def compare_probe_spend(
+    name: str, published: dict[str, Any], fresh: list[dict[str, Any]], record: Record
+) -> None:
+    """The file's `probe_spend` against the recomputed one, model by model (money as decimals;
+    a file without the field publishes none, which is right only for an edition without
+    probes)."""
+    found = {p.get("model"): p for p in published.get("probe_spend") or []}
+    wanted = {p["model"]: p for p in fresh}
+    for model in sorted(set(found) | set(wanted), key=str):
+        have, want = found.get(model), wanted.get(model)
+        ok = (
+            have is not None
+            and want is not None
+            and have.get("probes") == want["probes"]
+            and have.get("calls") == want["calls"]
+            and money(have.get("usd")) == want["usd"]
+        )
+        record(
+            "matched" if ok else "mismatched",
+            "tools probe spend",
+            f"{name}: probe_spend of {model}: expected {_spent_text(want)}, found "
+            f"{_spent_text(have)}",
+        )
+
+
+def _spent_text(spent: dict[str, Any] | None) -> str:
+    if spent is None:
+        return "none"
+    return f"${spent.get('usd')} ({spent.get('probes')} probes, {spent.get('calls')} calls)"
+
+
 # --------------------------------------------------------------------------------------------
 # Comparing with the published files
 # --------------------------------------------------------------------------------------------
@@ -1771,8 +1830,12 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
             lines = compare_lines(card.name, doc, fresh, edition, record, held, reps)
             if card.with_suffix(".csv").exists():
                 check_ratecard_csv(card.with_suffix(".csv"), lines, record)
+    spent = probe_spend(edition_data, edition.pricing)
+    if corrected_doc is not None:
+        compare_probe_spend("results-corrected.json", current, spent, record)
     current_doc = _load_json(edition_data / "results-current.json")
     if current_doc is not None:
+        compare_probe_spend("results-current.json", current_doc, spent, record)
         # The figures as recomputed today, nothing withdrawn: the file an erratum's correction
         # writes beside the sealed results.json.
         compare_cells(
@@ -1788,6 +1851,10 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
         )
     if sealed is None:
         return
+    if "probe_spend" in sealed or (corrected_doc is None and current_doc is None):
+        # A file sealed before the field existed is checked only if it carries it; the
+        # corrected and current files, written by today's build, always.
+        compare_probe_spend("results.json", sealed, spent, record)
     named = corrections_by_figure(edition.errata)
 
     def explained(key: tuple[str, str, str], field_name: str) -> str | None:
