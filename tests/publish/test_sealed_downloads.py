@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from ledgerrate import seal
 from ledgerrate.errors import UsageProblem
@@ -23,6 +22,7 @@ from ledgerrate.publish.downloads import write_downloads
 from ledgerrate.publish.load import load_edition
 from ledgerrate.publish.published import ensure_published
 from ledgerrate.run.bodies import BodyStore
+from tests.verify.conftest import write_erratum
 
 pytestmark = pytest.mark.slow
 
@@ -63,30 +63,15 @@ def _correct_figures(edition: Path) -> None:
     [cell] = next(w for w in before["workloads"] if w["workload"] == WORKLOAD)["cells"]
     after = edition_results(edition)
     [new] = next(w for w in after.workloads if w.workload == WORKLOAD).cells
-    doc = {
-        "edition": edition.name,
-        "entries": [
-            {
-                "id": "2026-11-30",
-                "date": "2026-11-30",
-                "title": "One triage batch regraded",
-                "what_changed": "one batch's grade",
-                "why": "a test of the downloads",
-                "files": [GRADES, "results.json"],
-                "figures": [
-                    {
-                        "workload": WORKLOAD,
-                        "model": "reference",
-                        "mode": "single-shot",
-                        "field": "passes",
-                        "old": str(cell["passes"]),
-                        "new": str(new.passes),
-                    }
-                ],
-            }
-        ],
+    figure = {
+        "workload": WORKLOAD,
+        "model": "reference",
+        "mode": "single-shot",
+        "field": "passes",
+        "old": str(cell["passes"]),
+        "new": str(new.passes),
     }
-    (edition / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    write_erratum(edition, [GRADES, "results.json"], "a test of the downloads", [figure])
     ensure_published(edition, after)
 
 

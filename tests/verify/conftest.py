@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ledgerrate.seal import INDEX_NAME
 from ledgerrate.testing.reference_edition import build_reference_edition
@@ -38,3 +39,20 @@ def edition_copy(published_edition: Path, tmp_path: Path) -> Path:
     if index.exists():  # the index of publications lives beside the edition folders
         shutil.copyfile(index, target.parent / INDEX_NAME)
     return target
+
+
+def write_erratum(edition: Path, files: list[str], why: str, figures: list[dict] | None = None):
+    """Write the one erratum an operator publishes after regrading one triage batch by hand:
+    it names `files` as corrected (and `figures`, when the correction moves one)."""
+    entry: dict = {
+        "id": "2026-11-30",
+        "date": "2026-11-30",
+        "title": "One triage batch regraded",
+        "what_changed": "one batch's grade",
+        "why": why,
+        "files": files,
+    }
+    if figures:
+        entry["figures"] = figures
+    doc = {"edition": edition.name, "entries": [entry]}
+    (edition / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))

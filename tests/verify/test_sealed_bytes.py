@@ -21,6 +21,7 @@ from ledgerrate.hashing import sha256_file
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.published import ensure_published
 from ledgerrate.verify.run import verify_path
+from tests.verify.conftest import write_erratum
 
 pytestmark = pytest.mark.slow
 
@@ -53,20 +54,7 @@ def _flip_failing(record: dict) -> bool:
 def _corrected(edition: Path) -> None:
     """Regrade one run by hand and publish the correction as an erratum, as an operator does."""
     _rewrite(edition / LOG, _flip_failing)
-    doc = {
-        "edition": edition.name,
-        "entries": [
-            {
-                "id": "2026-11-30",
-                "date": "2026-11-30",
-                "title": "One triage batch regraded",
-                "what_changed": "one batch's grade",
-                "why": "a test of the seal",
-                "files": [LOG, "results.json"],
-            }
-        ],
-    }
-    (edition / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    write_erratum(edition, [LOG, "results.json"], "a test of the seal")
     ensure_published(edition, edition_results(edition))
 
 
