@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from ledgerrate.metrics.protocol import gap_summary
+from ledgerrate.publish.verdict import Verdict, edition_verdict, withdrawn_by
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import (
     CellResult,
@@ -81,6 +82,9 @@ class CardLine:
     flagship: Priced | None
     flagship_status: str | None
     premium: str | None
+    # Cells of this job withdrawn by an erratum: a footnote, never the line's reason unless
+    # nothing else was left to qualify. ("SmolLM2 (agentic)", "2026-12-01-12") pairs.
+    withdrawn: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,17 @@ class RateCard:
     judge_configured: bool = True
     notes: list[str] = field(default_factory=list)
     local_model: Statement | None = None  # the edition's only language models run locally
+    verdict: Verdict | None = None  # what the edition found, said first
+
+    @property
+    def withdrawals(self) -> list[str]:
+        """The errata the card's footnotes name, in order."""
+        found: list[str] = []
+        for line in self.lines:
+            for _, erratum in line.withdrawn:
+                if erratum not in found:
+                    found.append(erratum)
+        return found
 
     @property
     def scaled(self) -> bool:
@@ -171,25 +186,41 @@ def _withdrawn(cell: CellResult) -> bool:
 
 
 def why_no_rate(cells: list[CellResult], bar: float = 0.80) -> str:
-    """The word for a set of cells none of which gives a rate."""
+    """The word for a set of cells none of which gives a rate: the reason no model qualified.
+
+    A withdrawn cell is the reason only when a qualifying figure was withdrawn, or nothing else
+    was left to qualify; otherwise the line gives the remaining cells' reason and names the
+    withdrawal in a footnote (a cell withdrawn beside a 0/5 one did not keep the job unrated).
+    """
     if not cells:
         return NOT_EVALUATED
     live = [c for c in cells if not c.void]
     if not live:
         return VOID
-    if any(c.pending_judge for c in live):
-        return AWAITING_JUDGE
-    if any(_withdrawn(c) for c in live):
+    kept = [c for c in live if not _withdrawn(c)]
+    if not kept or any(c.qualifying for c in kept):
         return WITHDRAWN
+    if any(c.pending_judge for c in kept):
+        return AWAITING_JUDGE
     # A cell at the bar that fails only the judged-task protocol: say which condition.
     held = [
         gap_summary(c.judge_protocol)
-        for c in live
+        for c in kept
         if c.pass_rate is not None and c.pass_rate >= bar and gap_summary(c.judge_protocol)
     ]
     if held:
         return f"{JUDGE_UNCHECKED}: {held[0]}"
     return NONE_QUALIFIES
+
+
+def withdrawn_cells(cells: list[CellResult], names: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """("Model (mode)", erratum) for each withdrawn cell, for the line's footnote."""
+    return tuple(
+        (f"{names.get(c.model, c.model)} ({c.mode})", erratum)
+        for c in cells
+        if not c.void
+        for erratum in withdrawn_by(c)
+    )
 
 
 def _cell_of(workload: WorkloadResult, line: RateLine) -> CellResult | None:
@@ -204,7 +235,9 @@ def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
     return cell is not None and cell.qualifying
 
 
-def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> CardLine:
+def card_line(
+    workload: WorkloadResult, flagships: set[str], bar: float, names: dict[str, str] | None = None
+) -> CardLine:
     models = [c for c in workload.cells if not c.is_reference]
     cheapest = workload.cheapest_qualifying
     rate = _priced(cheapest, workload.volume, bar) if cheapest else None
@@ -244,6 +277,7 @@ def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> Card
         flagship=flagship,
         flagship_status=flagship_status,
         premium=premium_text(workload.frontier_premium),
+        withdrawn=withdrawn_cells(models, names or {}),
     )
 
 
@@ -306,6 +340,8 @@ def rate_card(
     # The registered n (what the quality bar's item count is out of), not a count of cells.
     n = max((w.n for w in manifest.workloads), default=15)
     date = results.date.isoformat()
+    names = {m.id: m.name for m in manifest.models}
+    lines = [card_line(w, flagships, results.quality_bar, names) for w in results.workloads]
     return RateCard(
         brand=results.brand,
         edition=results.edition,
@@ -316,9 +352,15 @@ def rate_card(
         quality_bar=results.quality_bar,
         bar_items=math.ceil(round(results.quality_bar * n, 9)),
         n=n,
-        lines=[card_line(w, flagships, results.quality_bar) for w in results.workloads],
+        lines=lines,
         references=[r for w in results.workloads for r in reference_lines(w)],
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
         local_model=local_model_statement(manifest),
+        verdict=edition_verdict(
+            results,
+            manifest,
+            [line.rate_status for line in lines if line.rate_status],
+            provisional=provisional,
+        ),
     )
