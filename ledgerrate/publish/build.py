@@ -212,6 +212,7 @@ def build_site(
                     staging / "docs",
                     results_fn=lambda p: results[Path(p).resolve()],
                     cache=cache,
+                    site_url=site_url,
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)

@@ -12,12 +12,14 @@ import math
 from dataclasses import dataclass, field
 
 from ledgerrate.metrics.protocol import gap_summary
+from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.verdict import Verdict, edition_verdict, withdrawn_by
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import (
     CellResult,
     EditionManifest,
     EditionResults,
+    ErrataFile,
     ProviderFamily,
     RateLine,
     WorkloadResult,
@@ -41,6 +43,18 @@ NOT_EVALUATED = "not evaluated"
 NO_SUCCESS = "no successful outcome"
 # A judged cell at the bar whose judge is not yet checked (standard §5); the condition follows.
 JUDGE_UNCHECKED = "judge unchecked"
+# What each word means, for the legend under a card: a card lists every word it uses.
+LEGEND = {
+    NONE_QUALIFIES: "models ran, none reached the bar",
+    AWAITING_JUDGE: "the judge's grades are not in; nothing counted yet",
+    JUDGE_UNCHECKED: "at the bar, but a condition of the judged-task protocol is unmet (named)",
+    WITHDRAWN: "the figure that would give the rate was withdrawn by an erratum",
+    VOID: "the job's cells broke a rule of the standard",
+    NO_MODEL: "only the reference baseline ran",
+    NO_FLAGSHIP: "the edition names no flagship",
+    NOT_EVALUATED: "no flagship ran on this job",
+    NO_SUCCESS: "ran, passed no item: no cost per success",
+}
 
 
 def footer_text(brand: str, methodology: str, edition: str, date: str) -> str:
@@ -85,6 +99,29 @@ class CardLine:
     # Cells of this job withdrawn by an erratum: a footnote, never the line's reason unless
     # nothing else was left to qualify. ("SmolLM2 (agentic)", "2026-12-01-12") pairs.
     withdrawn: tuple[tuple[str, str], ...] = ()
+    n: int = 15  # the job's registered items per cell: what its pass rates are out of
+
+
+@dataclass(frozen=True)
+class ShortSample:
+    """Jobs registered with a smaller n than the standard's, and the reason, said once."""
+
+    n: int
+    reason: str
+    workloads: list[str]
+
+
+def bar_items(bar: float, n: int) -> int:
+    return math.ceil(round(bar * n, 9))
+
+
+@dataclass(frozen=True)
+class ErratumRef:
+    """An erratum the card cites: its id, title, and whether it changed a figure."""
+
+    id: str
+    title: str
+    changed: bool
 
 
 @dataclass(frozen=True)
@@ -148,6 +185,37 @@ class RateCard:
     notes: list[str] = field(default_factory=list)
     local_model: Statement | None = None  # the edition's only language models run locally
     verdict: Verdict | None = None  # what the edition found, said first
+    short_samples: list[ShortSample] = field(default_factory=list)
+    errata: list[ErratumRef] = field(default_factory=list)
+    site_url: str | None = None  # where the site is hosted, when the build was told
+
+    @property
+    def edition_url(self) -> str:
+        """Where a reader of the printed card finds the edition's pages and evidence."""
+        path = f"editions/{self.edition}/"
+        return f"{self.site_url.rstrip('/')}/{path}" if self.site_url else path
+
+    @property
+    def legend(self) -> list[tuple[str, str]]:
+        """Every word this card uses for a missing rate, with its meaning, in LEGEND's order."""
+        used = [ln.rate_status for ln in self.lines] + [ln.flagship_status for ln in self.lines]
+        used += [r.status for r in self.references]
+        words = {u.split(":")[0] for u in used if u}
+        return [(word, meaning) for word, meaning in LEGEND.items() if word in words]
+
+    @property
+    def bar_text(self) -> str:
+        """How many items the bar asks for, per the n each line was run with (never one n for
+        a card whose lines ran different n)."""
+        sizes = sorted({line.n for line in self.lines} or {self.n})
+        if len(sizes) == 1:
+            n = sizes[0]
+            items = bar_items(self.quality_bar, n)
+            return f"at least {items} of {n} items; small sample: n = {n} items per cell"
+        each = ", ".join(
+            f"{bar_items(self.quality_bar, n)} of {n} where a job ran n = {n}" for n in sizes
+        )
+        return f"at least {each}; each line gives its n; small samples"
 
     @property
     def withdrawals(self) -> list[str]:
@@ -236,7 +304,11 @@ def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
 
 
 def card_line(
-    workload: WorkloadResult, flagships: set[str], bar: float, names: dict[str, str] | None = None
+    workload: WorkloadResult,
+    flagships: set[str],
+    bar: float,
+    names: dict[str, str] | None = None,
+    n: int = 15,
 ) -> CardLine:
     models = [c for c in workload.cells if not c.is_reference]
     cheapest = workload.cheapest_qualifying
@@ -278,6 +350,7 @@ def card_line(
         flagship_status=flagship_status,
         premium=premium_text(workload.frontier_premium),
         withdrawn=withdrawn_cells(models, names or {}),
+        n=n,
     )
 
 
@@ -330,8 +403,20 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
     return found
 
 
+def _n_of(registered: dict, workload: WorkloadResult) -> int:
+    entry = registered.get(workload.workload)
+    if entry is not None:
+        return int(entry.n)
+    return max((c.n for c in workload.cells), default=15)
+
+
 def rate_card(
-    results: EditionResults, manifest: EditionManifest, *, provisional: bool = False
+    results: EditionResults,
+    manifest: EditionManifest,
+    *,
+    provisional: bool = False,
+    errata: ErrataFile | None = None,
+    site_url: str | None = None,
 ) -> RateCard:
     """The card of one edition, from its figures as shown (withdrawn figures already gone)."""
     flagships = {
@@ -341,7 +426,15 @@ def rate_card(
     n = max((w.n for w in manifest.workloads), default=15)
     date = results.date.isoformat()
     names = {m.id: m.name for m in manifest.models}
-    lines = [card_line(w, flagships, results.quality_bar, names) for w in results.workloads]
+    registered = {w.id: w for w in manifest.workloads}
+    lines = [
+        card_line(w, flagships, results.quality_bar, names, _n_of(registered, w))
+        for w in results.workloads
+    ]
+    short: dict[tuple[int, str], list[str]] = {}
+    for w in manifest.workloads:
+        if w.n_reason:
+            short.setdefault((w.n, w.n_reason), []).append(w.id)
     return RateCard(
         brand=results.brand,
         edition=results.edition,
@@ -350,13 +443,19 @@ def rate_card(
         reference_only=results.reference_only,
         provisional=provisional,
         quality_bar=results.quality_bar,
-        bar_items=math.ceil(round(results.quality_bar * n, 9)),
+        bar_items=bar_items(results.quality_bar, n),
         n=n,
         lines=lines,
         references=[r for w in results.workloads for r in reference_lines(w)],
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
         local_model=local_model_statement(manifest),
+        short_samples=[ShortSample(n, why, ids) for (n, why), ids in short.items()],
+        errata=[
+            ErratumRef(e.id, e.title, changes_a_figure(e))
+            for e in (errata.entries if errata else [])
+        ],
+        site_url=site_url,
         verdict=edition_verdict(
             results,
             manifest,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 
 from markupsafe import Markup
 
@@ -111,6 +112,16 @@ def cpo_html(cell: CellResult) -> Markup:
 def sample_label(n: int) -> str:
     """Every n here is small; the label says so instead of letting a rate look like a census."""
     return f"small sample: n = {n}"
+
+
+def short_samples(entries: list[Any]) -> list[tuple[int, str | None, list[str]]]:
+    """Workload entries whose n differs from 15 or carries a reason, grouped by (n, reason):
+    a reason shared by five jobs is said once, with the five named."""
+    groups: dict[tuple[int, str | None], list[str]] = {}
+    for entry in entries:
+        if entry.n != 15 or entry.n_reason:
+            groups.setdefault((entry.n, entry.n_reason), []).append(entry.id)
+    return [(n, reason, ids) for (n, reason), ids in groups.items()]
 
 
 def seconds(value: float | None) -> str:

@@ -26,6 +26,7 @@ from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
 from ledgerrate.publish.compiled_templates import CompiledTemplates
 from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
@@ -64,6 +65,8 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
         drill=drilldown,
     )
     env.filters["pre"] = pre_block
+    # `changing`: an erratum that changed or withdrew a figure (not a disclosure).
+    env.tests["changing"] = changes_a_figure
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
     env.filters["html_prose"] = prose_region
@@ -99,7 +102,12 @@ def _edition_notes(edition: Edition, *, workload: str | None = None, model: str 
 
 
 def edition_card(edition: Edition) -> RateCard:
-    return rate_card(edition.results, edition.manifest, provisional=edition.provisional)
+    return rate_card(
+        edition.results,
+        edition.manifest,
+        provisional=edition.provisional,
+        errata=edition.errata,
+    )
 
 
 def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | None = None) -> None:

@@ -103,7 +103,9 @@ def _some_rated(
     names = {w.cheapest_qualifying.model: w.cheapest_qualifying.model_name
              for w in results.workloads if w.cheapest_qualifying}  # fmt: skip
     rated = len(cheapest)
-    if rated == total:
+    if rated == total == 1:
+        text = "The one job on this card has a rate: at least one model passed the quality bar."
+    elif rated == total:
         text = f"Every job on this card has a rate: on each of the {total} jobs at least one model "
         text += "passed the quality bar."
     else:

@@ -1,0 +1,116 @@
+"""The card says what is true of its edition: each line's own n and a short sample's reason
+once; "changed" only for an erratum that changed a figure; the PDF cites its errata, says where
+the site is, and explains every word it uses for a missing rate."""
+
+from __future__ import annotations
+
+import html
+import io
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+from ledgerrate.io import load_model
+from ledgerrate.publish.card import LEGEND, RateCard, rate_card
+from ledgerrate.publish.load import Edition, load_edition
+from ledgerrate.publish.pages import make_env, render_home
+from ledgerrate.publish.pdf import ratecard_pdf
+from ledgerrate.publish.render import TEMPLATES
+from ledgerrate.publish.site import build_site_model
+from ledgerrate.schema import EditionResults
+
+BUNDLED = Path(__file__).resolve().parents[2] / "editions"
+
+
+def _edition(edition_id: str) -> Edition:
+    return load_edition(
+        BUNDLED / edition_id, lambda root: load_model(EditionResults, root / "results.json")
+    )
+
+
+def _card(edition: Edition, site_url: str | None = None) -> RateCard:
+    return rate_card(edition.results, edition.manifest, errata=edition.errata, site_url=site_url)
+
+
+def _pdf(card: RateCard) -> str:
+    with pdfplumber.open(io.BytesIO(ratecard_pdf(card))) as pdf:
+        assert len(pdf.pages) == 1
+        return " ".join((pdf.pages[0].extract_text() or "").split())
+
+
+def _bare(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def december() -> Edition:
+    return _edition("2026-12")
+
+
+@pytest.fixture(scope="module")
+def home(december: Edition, tmp_path_factory: pytest.TempPathFactory) -> str:
+    docs = tmp_path_factory.mktemp("docs")
+    render_home(make_env(TEMPLATES), build_site_model([december], {"1.0"}), docs)
+    return html.unescape((docs / "index.md").read_text("utf-8"))
+
+
+def test_each_line_states_its_own_n_and_the_short_reason_is_said_once(
+    december: Edition, home: str
+) -> None:
+    card = _card(december)
+    ns = {line.workload: line.n for line in card.lines}
+    registered = {w.id: w.n for w in december.manifest.workloads}
+    assert ns == registered and set(ns.values()) == {5, 15}
+    assert "at least 4 of 5 where a job ran n = 5, 12 of 15 where a job ran n = 15" in home
+    assert "n = 15 items per cell" not in home  # the card ran two sizes, never one
+    for workload, n in ns.items():
+        assert f"{workload} · n = {n}" in home.replace("&#45;", "-")
+    reason = next(w.n_reason for w in december.manifest.workloads if w.n_reason)
+    assert home.count(reason) == 1
+    text = _pdf(card)
+    assert "n = 15 items per cell" not in text
+    assert _bare(reason) in _bare(text) and _bare(text).count(_bare(reason)) == 1
+    assert "extract.invoice.v2 · n = 5" in text
+
+
+def test_only_an_erratum_that_changed_a_figure_is_called_a_correction(home: str) -> None:
+    corrected = home[home.index("**Corrected.**") :].split("\n")[0]
+    disclosed = home[home.index("**Disclosed.**") :].split("\n")[0]
+    assert "2026-12-01-12" in corrected and "2026-12-02-2" in corrected
+    assert "2026-12-02-1" not in corrected and "2026-12-02-1" in disclosed
+
+
+def test_regrades_that_moved_nothing_are_disclosures(tmp_path: Path) -> None:
+    edition = _edition("2026-11-b")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    render_home(make_env(TEMPLATES), build_site_model([edition], {"1.0"}), docs)
+    page = html.unescape((docs / "index.md").read_text("utf-8"))
+    # Every 2026-11-b erratum re-derived its figures and found them as first published.
+    assert "**Corrected.**" not in page
+    disclosed = page[page.index("**Disclosed.**") :].split("\n")[0]
+    for erratum in ("2026-12-01-3", "2026-12-01-7", "2026-12-01-8", "2026-12-01-11"):
+        assert erratum in disclosed
+
+
+def test_the_pdf_cites_its_errata_and_the_site(december: Edition) -> None:
+    text = _pdf(_card(december, "https://ledgerrate.example/"))
+    assert "Corrected after publication by erratum 2026-12-01-12" in text
+    assert "Disclosed, no figure changed: erratum 2026-12-02-1" in text
+    assert "https://ledgerrate.example/editions/2026-12/" in text
+    assert "editions/2026-12/ on the LedgerRate site" in _pdf(_card(december))
+
+
+@pytest.mark.parametrize("edition_id", ["2026-11", "2026-11-b", "2026-12"])
+def test_every_word_a_card_uses_for_a_missing_rate_is_in_its_legend(edition_id: str) -> None:
+    card = _card(_edition(edition_id))
+    used = {line.rate_status for line in card.lines} | {line.flagship_status for line in card.lines}
+    used |= {r.status for r in card.references}
+    words = {u.split(":")[0] for u in used if u}
+    assert words and words <= set(LEGEND)
+    text = _bare(_pdf(card))
+    for word in words:
+        assert _bare(f"{word}: {LEGEND[word]}") in text, word
+    if edition_id == "2026-11":
+        assert "no model evaluated" in words
