@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from ledgerrate.publish import downloads
 from ledgerrate.publish.cache import BuildCache, key_of, place_product, write_plain
+from ledgerrate.publish.card import RateCard, reference_lines
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, WorkloadResult
@@ -124,7 +125,15 @@ def _workloads_json(edition: EditionResults) -> bytes:
     return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def _workloads_csv(edition: EditionResults) -> bytes:
+def _money(value: Decimal | None) -> str:
+    """An exact decimal in plain notation (never 1.5E-7, never rounded to the cent)."""
+    return "" if value is None else format(value.normalize(), "f")
+
+
+def _workloads_csv(edition: EditionResults, card: RateCard | None = None) -> bytes:
+    """One row per card line (cheapest qualifying, flagship) and per reference baseline: the
+    model, its pass rate, the exact cost per item and per the card's volume, and, where a line
+    has no rate, the card's reason for it."""
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow(
@@ -140,31 +149,41 @@ def _workloads_csv(edition: EditionResults) -> bytes:
             "rate_usd",
             "pass_rate",
             "premium",
+            "reason",
         ]
     )
+    lines = {line.workload: line for line in card.lines} if card else {}
     for w in edition.workloads:
-        for label, line in (
-            ("cheapest_qualifying", w.cheapest_qualifying),
-            ("flagship", w.flagship),
+        shown = lines.get(w.workload)
+        for label, line, reason in (
+            ("cheapest_qualifying", w.cheapest_qualifying, shown.rate_status if shown else None),
+            ("flagship", w.flagship, shown.flagship_status if shown else None),
         ):
+            head = [edition.edition, w.workload, w.unit, w.volume, label]
             if line is None:
-                out.writerow([edition.edition, w.workload, w.unit, w.volume, label] + [""] * 6)
+                out.writerow(head + [""] * 6 + [reason or ""])
                 continue
+            premium = w.frontier_premium if label == "flagship" else None
             out.writerow(
                 [
-                    edition.edition,
-                    w.workload,
-                    w.unit,
-                    w.volume,
-                    label,
+                    *head,
                     line.model,
                     line.mode.value,
-                    line.cpo_usd,
-                    line.cpo_usd * w.volume,
+                    _money(line.cpo_usd),
+                    _money(line.cpo_usd * w.volume),
                     line.pass_rate,
-                    "" if w.frontier_premium is None else w.frontier_premium,
+                    "" if premium is None else premium,
+                    "",
                 ]
             )
+        refs = [c for c in w.cells if c.is_reference]
+        for cell, ref in zip(refs, reference_lines(w), strict=True):
+            cpo = None if ref.status else cell.cpo_usd
+            out.writerow(
+                [edition.edition, w.workload, w.unit, w.volume, "reference", cell.model,
+                 cell.mode.value, _money(cpo), _money(None if cpo is None else cpo * w.volume),
+                 "" if pass_key(cell) is None else cell.pass_rate, "", ref.status or ""]
+            )  # fmt: skip
     return buffer.getvalue().encode("utf-8")
 
 
@@ -175,18 +194,21 @@ def write_workload_table(
     edition: EditionResults,
     root: str,
     cache: BuildCache | None = None,
+    card: RateCard | None = None,
 ) -> Markup:
     """The rate card's data: the edition's workloads (each a `WorkloadResult`) as JSON, and the
-    cheapest-qualifying and flagship lines as CSV."""
+    cheapest-qualifying, flagship and reference lines as CSV with the card's reasons."""
     # Every cell of the edition is in the JSON: at 215 models its indented dump was most of a
     # second, made twice a build (home page and edition page) for each edition.
     rows = [w.model_dump_json() for w in edition.workloads] if cache is not None else []
+    if card is not None and cache is not None:  # the reasons come from the card, not the rows
+        rows += [f"{line.rate_status}|{line.flagship_status}" for line in card.lines]
     _write_pair(
         docs / rel_dir,
         stem,
         ("workload-table", edition.edition, rows),
         lambda: _workloads_json(edition),
-        lambda: _workloads_csv(edition),
+        lambda: _workloads_csv(edition, card),
         cache,
         ("card-json", "card-csv"),
     )

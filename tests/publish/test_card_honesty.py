@@ -114,3 +114,47 @@ def test_every_word_a_card_uses_for_a_missing_rate_is_in_its_legend(edition_id: 
         assert _bare(f"{word}: {LEGEND[word]}") in text, word
     if edition_id == "2026-11":
         assert "no model evaluated" in words
+
+
+def test_the_card_csv_has_reasons_exact_decimals_and_reference_rows(december: Edition) -> None:
+    import csv
+
+    from ledgerrate.publish.tables import _workloads_csv
+
+    card = _card(december)
+    rows = list(csv.DictReader(io.StringIO(_workloads_csv(december.results, card).decode())))
+    lines = [r for r in rows if r["line"] in ("cheapest_qualifying", "flagship")]
+    assert len(lines) == 2 * len(card.lines)
+    # A line without a rate says why, in the card's own words.
+    assert {r["reason"] for r in lines if r["line"] == "cheapest_qualifying"} == {"none qualifies"}
+    assert {r["reason"] for r in lines if r["line"] == "flagship"} == {"no flagship named"}
+    refs = {r["workload"]: r for r in rows if r["line"] == "reference"}
+    assert set(refs) == {w.workload for w in december.results.workloads}
+    invoice = refs["extract.invoice.v2"]
+    # The exact decimal, per item and per the card's volume (1,000), never rounded to cents.
+    assert (invoice["cpo_usd"], invoice["rate_usd"]) == ("0.000000156625", "0.000156625")
+    assert invoice["model"] == "reference" and invoice["pass_rate"] == "0.4"
+    assert refs["triage.ap-inbox.v1"]["reason"] == "no successful outcome"
+    assert refs["generate.variance-commentary.v1"]["reason"] == "awaiting judge"
+
+
+def test_a_priced_line_fills_model_rate_and_premium() -> None:
+    import csv
+
+    from ledgerrate.publish.tables import _workloads_csv
+    from tests.publish import card_fixture
+
+    results = card_fixture.shown_results()
+    card = rate_card(results, card_fixture.manifest())
+    rows = list(csv.DictReader(io.StringIO(_workloads_csv(results, card).decode())))
+    invoice = next(w for w in results.workloads if w.workload == "extract.invoice.v2")
+    assert invoice.cheapest_qualifying is not None and invoice.frontier_premium is not None
+    cheapest, flagship = (
+        next(r for r in rows if r["workload"] == "extract.invoice.v2" and r["line"] == line)
+        for line in ("cheapest_qualifying", "flagship")
+    )
+    assert cheapest["model"] == invoice.cheapest_qualifying.model and cheapest["reason"] == ""
+    assert cheapest["rate_usd"] == format(
+        (invoice.cheapest_qualifying.cpo_usd * 1000).normalize(), "f"
+    )
+    assert float(flagship["premium"]) == invoice.frontier_premium
