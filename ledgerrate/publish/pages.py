@@ -340,7 +340,9 @@ def render_errata(env: Environment, site: Site, docs: Path) -> None:
     _write(
         docs,
         "errata/index.md",
-        env.get_template("errata_index.md.j2").render({"root": "../", "site": site}),
+        env.get_template("errata_index.md.j2").render(
+            {"root": "../", "site": site, "errata_by_edition": errata_mod.by_edition}
+        ),
     )
 
 

@@ -563,6 +563,28 @@ def test_cost_at_my_volume_multiplies_the_published_cpos(
     assert row.locator("[data-out=cheapest]").inner_text().strip() != ""
 
 
+def test_calculator_never_totals_jobs_that_have_no_figure(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """On the home page (2026-12: no job has a qualifying model) the total is "—" with the
+    reason, never "$0.00", which a reader takes for "costs nothing"; the inputs have a border."""
+    page = _page(browser, server, leaks)
+    page.goto(server)  # type: ignore[attr-defined]
+    page.locator("form.lr-calc tbody tr input").first.fill("5000")  # type: ignore[attr-defined]
+    total = page.locator("form.lr-calc [data-total=cheapest]")  # type: ignore[attr-defined]
+    assert total.inner_text().strip() == "— (no job has a qualifying model)"
+    assert total.get_attribute("data-cost") is None
+    flagship = page.locator("form.lr-calc [data-total=flagship]").inner_text()  # type: ignore[attr-defined]
+    assert flagship.strip() == "— (no job has a flagship figure)"
+    # The baselines priced some jobs only: the total says over how many.
+    reference = page.locator("form.lr-calc [data-total=reference]").inner_text()  # type: ignore[attr-defined]
+    assert re.search(r"^\$\S+ \(\d of 7 jobs; the others have no figure\)$", reference.strip())
+    border = page.locator("form.lr-calc input").first.evaluate(  # type: ignore[attr-defined]
+        "e => getComputedStyle(e).borderTopWidth + ' ' + getComputedStyle(e).borderTopStyle"
+    )
+    assert border.split() == ["1px", "solid"]
+
+
 def _latest_grade(edition: Path, workload: str, model: str, mode: str, run_id: str) -> dict:
     import json
 
