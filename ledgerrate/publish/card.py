@@ -25,6 +25,7 @@ from ledgerrate.schema import (
     WorkloadResult,
 )
 from ledgerrate.usd import Reading, reading
+from ledgerrate.workloads import get as get_workload
 
 DISCLAIMER = (
     "These rates are measurements of what the listed models cost to do each job to the stated "
@@ -166,6 +167,35 @@ def local_model_statement(manifest: EditionManifest) -> Statement | None:
     )
 
 
+def self_judging_statement(manifest: EditionManifest) -> Statement | None:
+    """What an edition whose judge is one of the models it evaluates says on its card, its
+    PDF and every workload page: that model graded its own answers on the judged jobs."""
+    if manifest.judge is None:
+        return None
+    judge = next((m for m in manifest.models if m.id == manifest.judge.model), None)
+    if judge is None or judge.provider == ProviderFamily.baseline:
+        return None
+    judged = [w.id for w in manifest.workloads if _judged(w.id)]
+    if not judged:
+        return None
+    second = "" if manifest.judge.second_model else " No second judge was named."
+    return Statement(
+        heading="Self-judged.",
+        text=(
+            f"The judge of the judged jobs ({', '.join(judged)}) is {judge.name}, one of the "
+            "models this edition evaluates: it graded its own answers. A judged cell needs a "
+            f"second judge and human spot-checks before it can qualify.{second}"
+        ),
+    )
+
+
+def _judged(workload: str) -> bool:
+    try:
+        return bool(get_workload(workload).judged)
+    except KeyError:  # a workload version this toolchain no longer ships: not known judged
+        return False
+
+
 @dataclass(frozen=True)
 class RateCard:
     brand: str
@@ -184,6 +214,7 @@ class RateCard:
     judge_configured: bool = True
     notes: list[str] = field(default_factory=list)
     local_model: Statement | None = None  # the edition's only language models run locally
+    self_judged: Statement | None = None  # the judge is one of the models evaluated
     verdict: Verdict | None = None  # what the edition found, said first
     short_samples: list[ShortSample] = field(default_factory=list)
     errata: list[ErratumRef] = field(default_factory=list)
@@ -450,6 +481,7 @@ def rate_card(
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
         local_model=local_model_statement(manifest),
+        self_judged=self_judging_statement(manifest),
         short_samples=[ShortSample(n, why, ids) for (n, why), ids in short.items()],
         errata=[
             ErratumRef(e.id, e.title, changes_a_figure(e))

@@ -158,3 +158,32 @@ def test_a_priced_line_fills_model_rate_and_premium() -> None:
         (invoice.cheapest_qualifying.cpo_usd * 1000).normalize(), "f"
     )
     assert float(flagship["premium"]) == invoice.frontier_premium
+
+
+def test_self_judging_is_disclosed_on_the_card_pdf_and_workload_pages(
+    december: Edition, home: str, tmp_path: Path
+) -> None:
+    from ledgerrate.publish.pages import render_workload
+
+    card = _card(december)
+    assert card.self_judged is not None
+    said = "is SmolLM2-135M-Instruct (local, Q4_1), one of the models this edition evaluates"
+    assert said in card.self_judged.text
+    assert "**Self-judged.**" in home and said in home
+    assert _bare(said) in _bare(_pdf(card))
+    docs = tmp_path / "docs"
+    render_workload(
+        make_env(TEMPLATES),
+        build_site_model([december], {"1.0"}),
+        "generate.variance-commentary.v1",
+        docs,
+    )
+    page = html.unescape(
+        (docs / "workloads" / "generate.variance-commentary.v1" / "index.md").read_text("utf-8")
+    )
+    assert "**Self-judged.**" in page and said in page
+
+
+def test_an_edition_judged_by_no_model_under_test_says_nothing_of_it() -> None:
+    card = _card(_edition("2026-11"))
+    assert card.self_judged is None
