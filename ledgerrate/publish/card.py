@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ledgerrate.metrics.protocol import gap_summary
 from ledgerrate.publish.erratum_kind import changes_a_figure
@@ -24,7 +25,7 @@ from ledgerrate.schema import (
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import Reading, reading
+from ledgerrate.usd import Reading, plain, reading
 from ledgerrate.workloads import get as get_workload
 
 DISCLAIMER = (
@@ -84,6 +85,17 @@ class Priced:
     pass_rate: float
     below_bar: bool = False
     gap: str | None = None  # the judged-task protocol's missing condition (§5), in a few words
+    cpo: Decimal | None = None  # cost per successful outcome: what one item costs
+    volume: int = 1  # the job's volume: items per job
+
+    @property
+    def per_job(self) -> str:
+        """The job's cost in plain dollars, the unit every card, PDF, CSV and calculator uses."""
+        return plain(self.cpo * self.volume) if self.cpo is not None else self.money.text
+
+    @property
+    def per_item(self) -> str | None:
+        return plain(self.cpo) if self.cpo is not None else None
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,16 @@ class ReferenceLine:
     rate: Reading | None
     status: str | None
     basis: str
+    cpo: Decimal | None = None
+    volume: int = 1
+
+    @property
+    def per_job(self) -> str | None:
+        return plain(self.cpo * self.volume) if self.cpo is not None and self.rate else None
+
+    @property
+    def per_item(self) -> str | None:
+        return plain(self.cpo) if self.cpo is not None and self.rate else None
 
 
 @dataclass(frozen=True)
@@ -277,6 +299,8 @@ def _priced(
         pass_rate=line.pass_rate,
         below_bar=not qualifying or line.pass_rate < bar,
         gap=gap,
+        cpo=line.cpo_usd,
+        volume=volume,
     )
 
 
@@ -417,10 +441,13 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
         else:
             status = None
         money = None
+        cpo = None
         if priced and ref is not None:
-            money = reading(ref.cpo_usd * workload.volume, "jobs")
+            cpo = ref.cpo_usd
         elif status is None and cell.cpo_usd is not None:
-            money = reading(cell.cpo_usd * workload.volume, "jobs")
+            cpo = cell.cpo_usd
+        if cpo is not None:
+            money = reading(cpo * workload.volume, "jobs")
         found.append(
             ReferenceLine(
                 workload=workload.workload,
@@ -429,6 +456,8 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
                 rate=money,
                 status=status,
                 basis=cell.cost_basis,
+                cpo=cpo,
+                volume=workload.volume,
             )
         )
     return found

@@ -15,7 +15,8 @@ from markupsafe import Markup
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, Interval, RateLine, Verdict
-from ledgerrate.usd import Amount, Reading, reading, usd_interval
+from ledgerrate.usd import Amount, Reading, plain, reading, usd_interval
+from ledgerrate.usd import exact as exact_usd
 from ledgerrate.usd import usd as usd_text
 
 NO_SUCCESS = "no successful outcome"
@@ -43,6 +44,27 @@ def shown(value: Reading) -> Markup:
     if value.scale_word:
         title += f" each; {value.text.split(' per ')[0]} per {value.scale:,}"
     return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(value.text)}</span>')
+
+
+def plain_usd(value: Amount) -> str:
+    """Plain dollars to three significant digits, never rescaled (the card's one unit)."""
+    return plain(value)
+
+
+def job_cost(line: Any, strong: bool = False) -> Markup:
+    """A card line's cost in the job's own unit: per job at the card's volume, and per single
+    item, both in plain dollars (never "per billion"); every digit one hover away."""
+    if line.per_item is None:
+        return shown(line.money if hasattr(line, "money") else line.rate)
+    title = md_text(f"exactly {exact_usd(line.cpo * line.volume)} per job, "
+                    f"{exact_usd(line.cpo)} per item")  # fmt: skip
+    job = md_text(line.per_job)
+    if strong:
+        job = Markup(f"<strong>{job}</strong>")
+    return Markup(
+        f'<span class="lr-money" title="{title}">{job} per job</span>'
+        f"<br><small>{md_text(line.per_item)} per item</small>"
+    )
 
 
 def money(value: Amount | None, unit: str = "") -> Markup:

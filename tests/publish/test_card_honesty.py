@@ -187,3 +187,28 @@ def test_self_judging_is_disclosed_on_the_card_pdf_and_workload_pages(
 def test_an_edition_judged_by_no_model_under_test_says_nothing_of_it() -> None:
     card = _card(_edition("2026-11"))
     assert card.self_judged is None
+
+
+def test_one_money_unit_on_the_page_the_pdf_and_the_calculator(
+    december: Edition, home: str
+) -> None:
+    """$156.6 per million jobs, $156.6 per billion outcomes and $0.000157 were one figure: now
+    the job's own unit everywhere, per job at the card's volume and per single item."""
+    # extract.invoice.v2's reference baseline: CPO $0.000000156625 per invoice, 1,000 a job.
+    assert "$0.000157 per job" in home and "$0.000000157 per item" in home
+    assert "$0.0000000367 per job" in home  # reconcile.ledger.v1: one job is one item
+    card_part = home[: home.index("## Cost at my volume")]
+    calculator = home[home.index("## Cost at my volume") :]
+    assert "per billion" not in card_part and "per million" not in card_part
+    assert "$0.000000157 per item" in calculator and "per billion" not in calculator
+    text = _pdf(_card(december))
+    assert "per billion" not in text and "per million" not in text
+    assert "$0.000157" in text and "$0.000000157" in text
+
+
+def test_plain_dollars_keep_three_significant_digits() -> None:
+    from ledgerrate.usd import plain
+
+    assert plain("0.000156625") == "$0.000157"
+    assert plain("0.000000036696") == "$0.0000000367"
+    assert plain("19.36133") == "$19.36" and plain("1215.93") == "$1,216" and plain(0) == "$0"
