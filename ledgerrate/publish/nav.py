@@ -30,7 +30,7 @@ MAX_SECTION_ENTRIES = 24
 # Sections shown in the sidebar by their index page alone, whatever their length: the index
 # lists every erratum (grouped by edition), primitive and workload (in the card's order), and
 # fifteen errata or seven primitives made the sidebar longer than the page beside it.
-INDEX_ONLY = frozenset({"errata", "primitives", "workloads"})
+INDEX_ONLY = frozenset({"errata", "primitives", "workloads", "compare"})
 # Sections that read best alphabetically (workload versions side by side); the others list
 # their newest entry (edition, erratum, methodology version) first.
 ALPHABETICAL = frozenset({"workloads", "models"})
@@ -97,6 +97,11 @@ def site_nav(docs: Path) -> tuple[list[Any], list[str]]:
     for folder, title in SECTIONS:
         if (docs / folder).is_dir():
             entries = _entries(docs, docs / folder, omitted)
+            if len(entries) == 1 and isinstance(entries[0], dict):
+                # One sub-section (one methodology version): its pages are the section's, so
+                # the section's label is a link to its index page, not a bare heading.
+                (inner,) = entries[0].values()
+                entries = inner if isinstance(inner, list) else entries
             if len(entries) == 1 and isinstance(entries[0], str):
                 nav.append({title: entries[0]})
             elif entries:

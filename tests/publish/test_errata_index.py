@@ -39,3 +39,17 @@ def test_errata_index_groups_by_edition_in_number_order(tmp_path: Path) -> None:
     (docs / "index.md").write_text("# Rate card\n", "utf-8")
     nav, _ = site_nav(docs)
     assert {"Errata": "errata/index.md"} in nav
+
+
+def test_the_compare_section_has_its_own_page_listing_every_edition(tmp_path: Path) -> None:
+    from ledgerrate.publish.compare import render_compare
+
+    editions = [
+        load_edition(BUNDLED / e, lambda r: load_model(EditionResults, r / "results.json"))
+        for e in ("2026-11", "2026-11-b", "2026-12")
+    ]
+    docs = tmp_path / "docs"
+    render_compare(make_env(TEMPLATES), editions, docs)
+    page = html.unescape((docs / "compare" / "index.md").read_text("utf-8"))
+    found = re.findall(r"\[Edition (\S+)\]\((\S+)\)", page)
+    assert found == [(e, f"{e}/index.md") for e in ("2026-12", "2026-11-b", "2026-11")]
