@@ -212,3 +212,18 @@ def test_plain_dollars_keep_three_significant_digits() -> None:
     assert plain("0.000156625") == "$0.000157"
     assert plain("0.000000036696") == "$0.0000000367"
     assert plain("19.36133") == "$19.36" and plain("1215.93") == "$1,216" and plain(0) == "$0"
+
+
+def test_a_workload_page_shows_its_results_before_its_definition(
+    december: Edition, tmp_path: Path
+) -> None:
+    from ledgerrate.publish.pages import render_workload
+
+    docs = tmp_path / "docs"
+    render_workload(
+        make_env(TEMPLATES), build_site_model([december], {"1.0"}), "extract.invoice.v2", docs
+    )
+    page = (docs / "workloads" / "extract.invoice.v2" / "index.md").read_text("utf-8")
+    results = page.index("## Results by edition")
+    assert results < page.index("## What the workload asks") < page.index("**Prompt template**")
+    assert page.index("[what the workload asks](#what-the-workload-asks)") < results
