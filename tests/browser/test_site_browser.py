@@ -799,3 +799,18 @@ def test_screenshots_of_home_pdf_card_and_workload_at_both_widths(
             image.save(str(target))
             assert image.original.size[0] == pytest.approx(pixels_wide, abs=2)
         assert target.stat().st_size > 10_000
+
+
+def test_sortable_tables_keep_their_columns_apart(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """A table made sortable carries a class, which the theme's table style skips: its cells
+    must still be padded, or "1" and "model-failure" read as "1model-failure"."""
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, PAGE_KINDS["runs"]))  # type: ignore[attr-defined]
+    page.wait_for_selector("table.lr-sortable td")  # type: ignore[attr-defined]
+    left, right = page.evaluate(  # type: ignore[attr-defined]
+        """() => { const s = getComputedStyle(document.querySelector('table.lr-sortable td'));
+                   return [parseFloat(s.paddingLeft), parseFloat(s.paddingRight)]; }"""
+    )
+    assert left >= 6 and right >= 6
