@@ -814,3 +814,21 @@ def test_sortable_tables_keep_their_columns_apart(
                    return [parseFloat(s.paddingLeft), parseFloat(s.paddingRight)]; }"""
     )
     assert left >= 6 and right >= 6
+
+
+def test_compare_picker_says_whether_each_cell_qualifies_and_its_n(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, "compare/2026-12/"))  # type: ignore[attr-defined]
+    form = page.locator("form.lr-compare")  # type: ignore[attr-defined]
+    for box in form.locator("input[name=model]").all():
+        box.set_checked(True)
+    form.locator(".lr-compare-go").click()
+    table = form.locator("table.lr-compare-table")
+    table.wait_for()
+    # query.nl2sql.v1's reference baseline passed 5/5, and cannot qualify at n = 5.
+    row = table.locator("tr[data-workload='query.nl2sql.v1'][data-mode='single-shot']")
+    assert row.locator("td[data-field='reference:pass_rate']").inner_text().startswith("5/5")
+    qualifies = row.locator("td[data-field='reference:qualifying']").inner_text()
+    assert qualifies == "no: n = 5, short of the standard's 15 (n = 5)"

@@ -53,3 +53,20 @@ def test_the_compare_section_has_its_own_page_listing_every_edition(tmp_path: Pa
     page = html.unescape((docs / "compare" / "index.md").read_text("utf-8"))
     found = re.findall(r"\[Edition (\S+)\]\((\S+)\)", page)
     assert found == [(e, f"{e}/index.md") for e in ("2026-12", "2026-11-b", "2026-11")]
+
+
+def test_the_compare_table_says_whether_each_cell_qualifies_and_its_n(tmp_path: Path) -> None:
+    """A 5/5 reference cell reads 1.00 and does not qualify at n = 5: the table says so."""
+    from ledgerrate.publish.compare import rows
+
+    december = load_edition(
+        BUNDLED / "2026-12", lambda r: load_model(EditionResults, r / "results.json")
+    )
+    models = ["reference", "smollm2"]
+    env = make_env(TEMPLATES)
+    table = env.get_template("_compare.md.j2").module.table(  # type: ignore[attr-defined]
+        rows(december, models), models, {}, "../../", "2026-12"
+    )
+    text = html.unescape(str(table))
+    assert text.count("qualifies (n)") == 2
+    assert "no: n = 5, short of the standard's 15 (n = 5)" in text
