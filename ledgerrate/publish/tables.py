@@ -120,70 +120,69 @@ def _write_pair(
     place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
 
 
-def _workloads_json(edition: EditionResults) -> bytes:
-    rows = [w.model_dump(mode="json") for w in edition.workloads]
-    return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+_CARD_COLUMNS = ("edition", "workload", "unit", "volume", "line", "model", "mode", "cpo_usd",
+                 "rate_usd", "pass_rate", "premium", "reason")  # fmt: skip
 
 
-def _money(value: Decimal | None) -> str:
+def _money(value: Decimal | None) -> str | None:
     """An exact decimal in plain notation (never 1.5E-7, never rounded to the cent)."""
-    return "" if value is None else format(value.normalize(), "f")
+    return None if value is None else format(value.normalize(), "f")
 
 
-def _workloads_csv(edition: EditionResults, card: RateCard | None = None) -> bytes:
+def card_rows(edition: EditionResults, card: RateCard | None = None) -> list[dict[str, Any]]:
     """One row per card line (cheapest qualifying, flagship) and per reference baseline: the
-    model, its pass rate, the exact cost per item and per the card's volume, and, where a line
-    has no rate, the card's reason for it."""
-    buffer = io.StringIO()
-    out = csv.writer(buffer, lineterminator="\n")
-    out.writerow(
-        [
-            "edition",
-            "workload",
-            "unit",
-            "volume",
-            "line",
-            "model",
-            "mode",
-            "cpo_usd",
-            "rate_usd",
-            "pass_rate",
-            "premium",
-            "reason",
-        ]
-    )
+    model, its pass rate, the exact cost per item (`cpo_usd`) and per job at the card's volume
+    (`rate_usd`), and, where a line has no rate, the card's reason for it. The CSV and the
+    JSON of the card are these rows."""
+    rows: list[dict[str, Any]] = []
     lines = {line.workload: line for line in card.lines} if card else {}
+
+    def add(w: WorkloadResult, label: str, **values: Any) -> None:
+        row = dict.fromkeys(_CARD_COLUMNS)
+        row.update(edition=edition.edition, workload=w.workload, unit=w.unit, volume=w.volume)
+        row.update(line=label, **values)
+        rows.append(row)
+
     for w in edition.workloads:
         shown = lines.get(w.workload)
         for label, line, reason in (
             ("cheapest_qualifying", w.cheapest_qualifying, shown.rate_status if shown else None),
             ("flagship", w.flagship, shown.flagship_status if shown else None),
         ):
-            head = [edition.edition, w.workload, w.unit, w.volume, label]
             if line is None:
-                out.writerow(head + [""] * 6 + [reason or ""])
+                add(w, label, reason=reason)
                 continue
             premium = w.frontier_premium if label == "flagship" else None
-            out.writerow(
-                [
-                    *head,
-                    line.model,
-                    line.mode.value,
-                    _money(line.cpo_usd),
-                    _money(line.cpo_usd * w.volume),
-                    line.pass_rate,
-                    "" if premium is None else premium,
-                    "",
-                ]
-            )
+            add(w, label, model=line.model, mode=line.mode.value, cpo_usd=_money(line.cpo_usd),
+                rate_usd=_money(line.cpo_usd * w.volume), pass_rate=line.pass_rate,
+                premium=premium)  # fmt: skip
         refs = [c for c in w.cells if c.is_reference]
         for cell, ref in zip(refs, reference_lines(w), strict=True):
             cpo = None if ref.status else cell.cpo_usd
-            out.writerow(
-                [edition.edition, w.workload, w.unit, w.volume, "reference", cell.model,
-                 cell.mode.value, _money(cpo), _money(None if cpo is None else cpo * w.volume),
-                 "" if pass_key(cell) is None else cell.pass_rate, "", ref.status or ""]
-            )  # fmt: skip
+            add(w, "reference", model=cell.model, mode=cell.mode.value, cpo_usd=_money(cpo),
+                rate_usd=_money(None if cpo is None else cpo * w.volume),
+                pass_rate=None if pass_key(cell) is None else cell.pass_rate,
+                reason=ref.status)  # fmt: skip
+    return rows
+
+
+def _workloads_json(edition: EditionResults, card: RateCard | None = None) -> bytes:
+    """The card's rows (exact decimals, reasons) and the edition's workloads, each a
+    `WorkloadResult` of the results.json schema."""
+    data = {
+        "edition": edition.edition,
+        "lines": card_rows(edition, card),
+        "workloads": [w.model_dump(mode="json") for w in edition.workloads],
+    }
+    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _workloads_csv(edition: EditionResults, card: RateCard | None = None) -> bytes:
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow(_CARD_COLUMNS)
+    for row in card_rows(edition, card):
+        out.writerow(["" if row[k] is None else row[k] for k in _CARD_COLUMNS])
     return buffer.getvalue().encode("utf-8")
 
 
@@ -207,7 +206,7 @@ def write_workload_table(
         docs / rel_dir,
         stem,
         ("workload-table", edition.edition, rows),
-        lambda: _workloads_json(edition),
+        lambda: _workloads_json(edition, card),
         lambda: _workloads_csv(edition, card),
         cache,
         ("card-json", "card-csv"),
@@ -215,6 +214,8 @@ def write_workload_table(
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
     return Markup(
         f'<p class="lr-card-data">The figures of this card as <a href="{stem}.csv" download>CSV'
-        f'</a> · <a href="{stem}.json" download>JSON</a> (each row a <code>WorkloadResult</code>,'
-        f' <a href="{schema}">results.json schema</a> <code>$defs/WorkloadResult</code>)</p>'
+        f'</a> · <a href="{stem}.json" download>JSON</a> (a row per line with the exact cost per '
+        "item and per job and the reason a line has no rate; the JSON adds "
+        f"<code>workloads</code>, each a <code>WorkloadResult</code>, "
+        f'<a href="{schema}">results.json schema</a> <code>$defs/WorkloadResult</code>)</p>'
     )

@@ -227,3 +227,29 @@ def test_a_workload_page_shows_its_results_before_its_definition(
     results = page.index("## Results by edition")
     assert results < page.index("## What the workload asks") < page.index("**Prompt template**")
     assert page.index("[what the workload asks](#what-the-workload-asks)") < results
+
+
+def test_the_card_json_carries_the_same_rows_with_exact_decimals_and_reasons(
+    december: Edition,
+) -> None:
+    import csv
+    import json
+
+    from ledgerrate.publish.tables import _workloads_csv, _workloads_json
+
+    card = _card(december)
+    data = json.loads(_workloads_json(december.results, card))
+    rows = list(csv.DictReader(io.StringIO(_workloads_csv(december.results, card).decode())))
+    assert len(data["lines"]) == len(rows)
+    ref = next(
+        r
+        for r in data["lines"]
+        if r["workload"] == "extract.invoice.v2" and r["line"] == "reference"
+    )
+    # The exact decimal, not "0.00" (a rate to the cent) and not 1.56625E-7.
+    assert (ref["cpo_usd"], ref["rate_usd"]) == ("0.000000156625", "0.000156625")
+    cheapest = next(r for r in data["lines"] if r["line"] == "cheapest_qualifying")
+    assert cheapest["reason"] == "none qualifies" and cheapest["rate_usd"] is None
+    assert [w["workload"] for w in data["workloads"]] == [
+        w.workload for w in december.results.workloads
+    ]
