@@ -32,7 +32,7 @@ from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
-from ledgerrate.publish.site import Site, footer, workload_base
+from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.workload_facts import workload_facts
 from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.workloads.base import PRIMITIVES
@@ -349,7 +349,8 @@ def render_errata(env: Environment, site: Site, docs: Path) -> None:
 def render_indexes(env: Environment, site: Site, docs: Path) -> None:
     """Section landing pages, so each nav section has a page listing its permanent URLs."""
     for name in ("editions", "workloads", "models", "data"):
-        text = env.get_template(f"{name}_index.md.j2").render({"root": "../", "site": site})
+        ctx = {"root": "../", "site": site, "workload_order": in_card_order(site)}
+        text = env.get_template(f"{name}_index.md.j2").render(ctx)
         _write(docs, f"{name}/index.md", text)
 
 

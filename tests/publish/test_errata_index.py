@@ -70,3 +70,19 @@ def test_the_compare_table_says_whether_each_cell_qualifies_and_its_n(tmp_path: 
     text = html.unescape(str(table))
     assert text.count("qualifies (n)") == 2
     assert "no: n = 5, short of the standard's 15 (n = 5)" in text
+
+
+def test_the_workloads_index_follows_the_rate_cards_order(tmp_path: Path) -> None:
+    from ledgerrate.publish.pages import render_indexes
+
+    editions = [
+        load_edition(BUNDLED / e, lambda r: load_model(EditionResults, r / "results.json"))
+        for e in ("2026-11", "2026-11-b", "2026-12")
+    ]
+    docs = tmp_path / "docs"
+    render_indexes(make_env(TEMPLATES), build_site_model(editions, {"1.0"}), docs)
+    page = html.unescape((docs / "workloads" / "index.md").read_text("utf-8"))
+    listed = re.findall(r"\(([a-z0-9.-]+)\)\]\(", page)
+    card = [w.workload for w in editions[-1].results.workloads]
+    # The newest card's order, the superseded invoice version beside its successor.
+    assert listed == [card[0].replace("v2", "v1"), *card]
