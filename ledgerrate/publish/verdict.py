@@ -109,8 +109,10 @@ def _some_rated(
         text = f"Every job on this card has a rate: on each of the {total} jobs at least one model "
         text += "passed the quality bar."
     else:
-        text = f"{rated} of the {total} jobs on this card have a rate; the other "
-        text += f"{total - rated} have none ({_reasons(reasons)})."
+        verb = "has" if rated == 1 else "have"
+        rest = "has" if total - rated == 1 else "have"
+        text = f"{rated} of the {total} jobs on this card {verb} a rate; the other "
+        text += f"{total - rated} {rest} none ({_reasons(reasons)})."
     top, count = Counter(cheapest).most_common(1)[0]
     if count == rated and rated > 1:
         text += f" {names[top]} is the cheapest qualifying model on all {rated}."
@@ -119,7 +121,7 @@ def _some_rated(
     elif rated > 1:
         text += " Each of them has a different cheapest qualifying model."
     else:
-        text += f" It goes to {names[top]}."
+        text += f" Its cheapest qualifying model is {names[top]}."
     return text
 
 

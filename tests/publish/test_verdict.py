@@ -154,3 +154,18 @@ def test_the_bundled_local_edition_says_none_qualifies_and_footnotes_the_withdra
     note = "withdrawn: SmolLM2-135M-Instruct (local, Q4_1) (agentic) by erratum 2026-12-01-12"
     assert _bare(note) in text
     assert _bare("No model earned a rate in this edition") in text
+
+
+def test_one_rated_job_reads_in_the_singular() -> None:
+    results = card_fixture.computed_results(shape="empty")
+    full = card_fixture.computed_results(shape="full")
+    # The first job from the full card, the other six from the empty one.
+    mixed = results.model_copy(update={"workloads": [full.workloads[0], *results.workloads[1:]]})
+    card = rate_card(mixed, card_fixture.manifest())
+    assert card.verdict is not None
+    line = full.workloads[0].cheapest_qualifying
+    assert line is not None
+    assert card.verdict.finding == (
+        "1 of the 7 jobs on this card has a rate; the other 6 have none (6 none qualifies). "
+        f"Its cheapest qualifying model is {line.model_name}."
+    )
