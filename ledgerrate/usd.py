@@ -98,6 +98,19 @@ def reading(value: Amount, unit: str = "", *, scale: tuple[Decimal, str] | None 
     return Reading(shown, exact(amount), factor, word)
 
 
+def plain(value: Amount, digits: int = 3) -> str:
+    """An amount in plain dollars, never rescaled: a cent or more as `reading` gives it, less
+    than a cent to `digits` significant digits ("$0.000157"), so a job's cost and an item's read
+    in the same unit however small they are."""
+    amount = as_decimal(value)
+    if amount == 0 or abs(amount) >= CENT:
+        return reading(amount, "x", scale=(Decimal(1), "")).text
+    places = digits - 1 - amount.adjusted()
+    rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    sign = "-" if rounded < 0 else ""
+    return f"{sign}${abs(rounded):f}"
+
+
 def usd(value: Amount | None, unit: str = "") -> str:
     """The one money formatter: `—` for an undefined amount."""
     return "—" if value is None else reading(value, unit).text

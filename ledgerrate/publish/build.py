@@ -59,6 +59,7 @@ def run_mkdocs(
     from mkdocs.exceptions import MkDocsException
 
     from ledgerrate.publish.compiled_templates import CompiledTheme
+    from ledgerrate.publish.glossary_links import GlossaryLinks
     from ledgerrate.publish.nav import apply_nav
     from ledgerrate.publish.parallel_pages import ParallelPages
     from ledgerrate.publish.raw_html import RawHtml
@@ -87,6 +88,7 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-shared-markdown"] = SharedMarkdown()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-glossary-links"] = GlossaryLinks()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-static-links"] = StaticLinks(beside=True)  # type: ignore[assignment]
         cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
         if cache is not None:
@@ -212,6 +214,7 @@ def build_site(
                     staging / "docs",
                     results_fn=lambda p: results[Path(p).resolve()],
                     cache=cache,
+                    site_url=site_url,
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)

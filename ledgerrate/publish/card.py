@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ledgerrate.metrics.protocol import gap_summary
+from ledgerrate.publish.erratum_kind import changes_a_figure
+from ledgerrate.publish.verdict import Verdict, edition_verdict, withdrawn_by
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import (
     CellResult,
     EditionManifest,
     EditionResults,
+    ErrataFile,
     ProviderFamily,
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import Reading, reading
+from ledgerrate.usd import Reading, plain, reading
+from ledgerrate.workloads import get as get_workload
 
 DISCLAIMER = (
     "These rates are measurements of what the listed models cost to do each job to the stated "
@@ -40,6 +45,18 @@ NOT_EVALUATED = "not evaluated"
 NO_SUCCESS = "no successful outcome"
 # A judged cell at the bar whose judge is not yet checked (standard §5); the condition follows.
 JUDGE_UNCHECKED = "judge unchecked"
+# What each word means, for the legend under a card: a card lists every word it uses.
+LEGEND = {
+    NONE_QUALIFIES: "models ran, none reached the bar",
+    AWAITING_JUDGE: "the judge's grades are not in; nothing counted yet",
+    JUDGE_UNCHECKED: "at the bar, but a condition of the judged-task protocol is unmet (named)",
+    WITHDRAWN: "the figure that would give the rate was withdrawn by an erratum",
+    VOID: "the job's cells broke a rule of the standard",
+    NO_MODEL: "only the reference baseline ran",
+    NO_FLAGSHIP: "the edition names no flagship",
+    NOT_EVALUATED: "no flagship ran on this job",
+    NO_SUCCESS: "ran, passed no item: no cost per success",
+}
 
 
 def footer_text(brand: str, methodology: str, edition: str, date: str) -> str:
@@ -68,6 +85,17 @@ class Priced:
     pass_rate: float
     below_bar: bool = False
     gap: str | None = None  # the judged-task protocol's missing condition (§5), in a few words
+    cpo: Decimal | None = None  # cost per successful outcome: what one item costs
+    volume: int = 1  # the job's volume: items per job
+
+    @property
+    def per_job(self) -> str:
+        """The job's cost in plain dollars, the unit every card, PDF, CSV and calculator uses."""
+        return plain(self.cpo * self.volume) if self.cpo is not None else self.money.text
+
+    @property
+    def per_item(self) -> str | None:
+        return plain(self.cpo) if self.cpo is not None else None
 
 
 @dataclass(frozen=True)
@@ -81,6 +109,32 @@ class CardLine:
     flagship: Priced | None
     flagship_status: str | None
     premium: str | None
+    # Cells of this job withdrawn by an erratum: a footnote, never the line's reason unless
+    # nothing else was left to qualify. ("SmolLM2 (agentic)", "2026-12-01-12") pairs.
+    withdrawn: tuple[tuple[str, str], ...] = ()
+    n: int = 15  # the job's registered items per cell: what its pass rates are out of
+
+
+@dataclass(frozen=True)
+class ShortSample:
+    """Jobs registered with a smaller n than the standard's, and the reason, said once."""
+
+    n: int
+    reason: str
+    workloads: list[str]
+
+
+def bar_items(bar: float, n: int) -> int:
+    return math.ceil(round(bar * n, 9))
+
+
+@dataclass(frozen=True)
+class ErratumRef:
+    """An erratum the card cites: its id, title, and whether it changed a figure."""
+
+    id: str
+    title: str
+    changed: bool
 
 
 @dataclass(frozen=True)
@@ -91,6 +145,16 @@ class ReferenceLine:
     rate: Reading | None
     status: str | None
     basis: str
+    cpo: Decimal | None = None
+    volume: int = 1
+
+    @property
+    def per_job(self) -> str | None:
+        return plain(self.cpo * self.volume) if self.cpo is not None and self.rate else None
+
+    @property
+    def per_item(self) -> str | None:
+        return plain(self.cpo) if self.cpo is not None and self.rate else None
 
 
 @dataclass(frozen=True)
@@ -125,6 +189,35 @@ def local_model_statement(manifest: EditionManifest) -> Statement | None:
     )
 
 
+def self_judging_statement(manifest: EditionManifest) -> Statement | None:
+    """What an edition whose judge is one of the models it evaluates says on its card, its
+    PDF and every workload page: that model graded its own answers on the judged jobs."""
+    if manifest.judge is None:
+        return None
+    judge = next((m for m in manifest.models if m.id == manifest.judge.model), None)
+    if judge is None or judge.provider == ProviderFamily.baseline:
+        return None
+    judged = [w.id for w in manifest.workloads if _judged(w.id)]
+    if not judged:
+        return None
+    second = "" if manifest.judge.second_model else " No second judge was named."
+    return Statement(
+        heading="Self-judged.",
+        text=(
+            f"The judge of the judged jobs ({', '.join(judged)}) is {judge.name}, one of the "
+            "models this edition evaluates: it graded its own answers. A judged cell needs a "
+            f"second judge and human spot-checks before it can qualify.{second}"
+        ),
+    )
+
+
+def _judged(workload: str) -> bool:
+    try:
+        return bool(get_workload(workload).judged)
+    except KeyError:  # a workload version this toolchain no longer ships: not known judged
+        return False
+
+
 @dataclass(frozen=True)
 class RateCard:
     brand: str
@@ -143,6 +236,49 @@ class RateCard:
     judge_configured: bool = True
     notes: list[str] = field(default_factory=list)
     local_model: Statement | None = None  # the edition's only language models run locally
+    self_judged: Statement | None = None  # the judge is one of the models evaluated
+    verdict: Verdict | None = None  # what the edition found, said first
+    short_samples: list[ShortSample] = field(default_factory=list)
+    errata: list[ErratumRef] = field(default_factory=list)
+    site_url: str | None = None  # where the site is hosted, when the build was told
+
+    @property
+    def edition_url(self) -> str:
+        """Where a reader of the printed card finds the edition's pages and evidence."""
+        path = f"editions/{self.edition}/"
+        return f"{self.site_url.rstrip('/')}/{path}" if self.site_url else path
+
+    @property
+    def legend(self) -> list[tuple[str, str]]:
+        """Every word this card uses for a missing rate, with its meaning, in LEGEND's order."""
+        used = [ln.rate_status for ln in self.lines] + [ln.flagship_status for ln in self.lines]
+        used += [r.status for r in self.references]
+        words = {u.split(":")[0] for u in used if u}
+        return [(word, meaning) for word, meaning in LEGEND.items() if word in words]
+
+    @property
+    def bar_text(self) -> str:
+        """How many items the bar asks for, per the n each line was run with (never one n for
+        a card whose lines ran different n)."""
+        sizes = sorted({line.n for line in self.lines} or {self.n})
+        if len(sizes) == 1:
+            n = sizes[0]
+            items = bar_items(self.quality_bar, n)
+            return f"at least {items} of {n} items; small sample: n = {n} items per cell"
+        each = ", ".join(
+            f"{bar_items(self.quality_bar, n)} of {n} where a job ran n = {n}" for n in sizes
+        )
+        return f"at least {each}; each line gives its n; small samples"
+
+    @property
+    def withdrawals(self) -> list[str]:
+        """The errata the card's footnotes name, in order."""
+        found: list[str] = []
+        for line in self.lines:
+            for _, erratum in line.withdrawn:
+                if erratum not in found:
+                    found.append(erratum)
+        return found
 
     @property
     def scaled(self) -> bool:
@@ -163,6 +299,8 @@ def _priced(
         pass_rate=line.pass_rate,
         below_bar=not qualifying or line.pass_rate < bar,
         gap=gap,
+        cpo=line.cpo_usd,
+        volume=volume,
     )
 
 
@@ -171,25 +309,41 @@ def _withdrawn(cell: CellResult) -> bool:
 
 
 def why_no_rate(cells: list[CellResult], bar: float = 0.80) -> str:
-    """The word for a set of cells none of which gives a rate."""
+    """The word for a set of cells none of which gives a rate: the reason no model qualified.
+
+    A withdrawn cell is the reason only when a qualifying figure was withdrawn, or nothing else
+    was left to qualify; otherwise the line gives the remaining cells' reason and names the
+    withdrawal in a footnote (a cell withdrawn beside a 0/5 one did not keep the job unrated).
+    """
     if not cells:
         return NOT_EVALUATED
     live = [c for c in cells if not c.void]
     if not live:
         return VOID
-    if any(c.pending_judge for c in live):
-        return AWAITING_JUDGE
-    if any(_withdrawn(c) for c in live):
+    kept = [c for c in live if not _withdrawn(c)]
+    if not kept or any(c.qualifying for c in kept):
         return WITHDRAWN
+    if any(c.pending_judge for c in kept):
+        return AWAITING_JUDGE
     # A cell at the bar that fails only the judged-task protocol: say which condition.
     held = [
         gap_summary(c.judge_protocol)
-        for c in live
+        for c in kept
         if c.pass_rate is not None and c.pass_rate >= bar and gap_summary(c.judge_protocol)
     ]
     if held:
         return f"{JUDGE_UNCHECKED}: {held[0]}"
     return NONE_QUALIFIES
+
+
+def withdrawn_cells(cells: list[CellResult], names: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """("Model (mode)", erratum) for each withdrawn cell, for the line's footnote."""
+    return tuple(
+        (f"{names.get(c.model, c.model)} ({c.mode})", erratum)
+        for c in cells
+        if not c.void
+        for erratum in withdrawn_by(c)
+    )
 
 
 def _cell_of(workload: WorkloadResult, line: RateLine) -> CellResult | None:
@@ -204,7 +358,13 @@ def _flagship_qualifies(workload: WorkloadResult, line: RateLine) -> bool:
     return cell is not None and cell.qualifying
 
 
-def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> CardLine:
+def card_line(
+    workload: WorkloadResult,
+    flagships: set[str],
+    bar: float,
+    names: dict[str, str] | None = None,
+    n: int = 15,
+) -> CardLine:
     models = [c for c in workload.cells if not c.is_reference]
     cheapest = workload.cheapest_qualifying
     rate = _priced(cheapest, workload.volume, bar) if cheapest else None
@@ -244,6 +404,8 @@ def card_line(workload: WorkloadResult, flagships: set[str], bar: float) -> Card
         flagship=flagship,
         flagship_status=flagship_status,
         premium=premium_text(workload.frontier_premium),
+        withdrawn=withdrawn_cells(models, names or {}),
+        n=n,
     )
 
 
@@ -279,10 +441,13 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
         else:
             status = None
         money = None
+        cpo = None
         if priced and ref is not None:
-            money = reading(ref.cpo_usd * workload.volume, "jobs")
+            cpo = ref.cpo_usd
         elif status is None and cell.cpo_usd is not None:
-            money = reading(cell.cpo_usd * workload.volume, "jobs")
+            cpo = cell.cpo_usd
+        if cpo is not None:
+            money = reading(cpo * workload.volume, "jobs")
         found.append(
             ReferenceLine(
                 workload=workload.workload,
@@ -291,13 +456,27 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
                 rate=money,
                 status=status,
                 basis=cell.cost_basis,
+                cpo=cpo,
+                volume=workload.volume,
             )
         )
     return found
 
 
+def _n_of(registered: dict, workload: WorkloadResult) -> int:
+    entry = registered.get(workload.workload)
+    if entry is not None:
+        return int(entry.n)
+    return max((c.n for c in workload.cells), default=15)
+
+
 def rate_card(
-    results: EditionResults, manifest: EditionManifest, *, provisional: bool = False
+    results: EditionResults,
+    manifest: EditionManifest,
+    *,
+    provisional: bool = False,
+    errata: ErrataFile | None = None,
+    site_url: str | None = None,
 ) -> RateCard:
     """The card of one edition, from its figures as shown (withdrawn figures already gone)."""
     flagships = {
@@ -306,6 +485,16 @@ def rate_card(
     # The registered n (what the quality bar's item count is out of), not a count of cells.
     n = max((w.n for w in manifest.workloads), default=15)
     date = results.date.isoformat()
+    names = {m.id: m.name for m in manifest.models}
+    registered = {w.id: w for w in manifest.workloads}
+    lines = [
+        card_line(w, flagships, results.quality_bar, names, _n_of(registered, w))
+        for w in results.workloads
+    ]
+    short: dict[tuple[int, str], list[str]] = {}
+    for w in manifest.workloads:
+        if w.n_reason:
+            short.setdefault((w.n, w.n_reason), []).append(w.id)
     return RateCard(
         brand=results.brand,
         edition=results.edition,
@@ -314,11 +503,24 @@ def rate_card(
         reference_only=results.reference_only,
         provisional=provisional,
         quality_bar=results.quality_bar,
-        bar_items=math.ceil(round(results.quality_bar * n, 9)),
+        bar_items=bar_items(results.quality_bar, n),
         n=n,
-        lines=[card_line(w, flagships, results.quality_bar) for w in results.workloads],
+        lines=lines,
         references=[r for w in results.workloads for r in reference_lines(w)],
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
         local_model=local_model_statement(manifest),
+        self_judged=self_judging_statement(manifest),
+        short_samples=[ShortSample(n, why, ids) for (n, why), ids in short.items()],
+        errata=[
+            ErratumRef(e.id, e.title, changes_a_figure(e))
+            for e in (errata.entries if errata else [])
+        ],
+        site_url=site_url,
+        verdict=edition_verdict(
+            results,
+            manifest,
+            [line.rate_status for line in lines if line.rate_status],
+            provisional=provisional,
+        ),
     )

@@ -392,6 +392,10 @@ def _rate(line: Any, volume: int) -> Decimal | None:
     return None if line is None else line.cpo_usd * volume
 
 
+# How far above its row a gap-chart row's words sit, in rows.
+NOTE_OFFSET = 0.32
+
+
 @_cached
 def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
     """Per job, the cheapest qualifying rate (●) and the flagship rate (◆) on a log scale,
@@ -462,9 +466,11 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
                     zorder=3,
                 )
             if words:
+                # Above the row's own markers, not over them (the row is 1 unit, about 30 pt;
+                # a marker a few points): the words and the reference's square both stay legible.
                 ax.text(
                     0.99,
-                    y,
+                    y + NOTE_OFFSET,
                     "; ".join(words),
                     transform=ax.get_yaxis_transform(),
                     ha="right",

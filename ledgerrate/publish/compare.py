@@ -18,7 +18,7 @@ from jinja2 import Environment
 
 from ledgerrate.io import atomic_write_text
 from ledgerrate.publish.load import Edition
-from ledgerrate.publish.safe import segment
+from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.site import footer
 from ledgerrate.schema import CellResult, RoutingVerdict, WorkloadResult
 
@@ -100,3 +100,13 @@ def render_compare(env: Environment, editions: list[Edition], docs: Path) -> Non
             "footer": footer(edition),
         }
         _page(env, ctx, docs, f"{base}/index.md", "compare.md.j2")
+    if editions:
+        # The section's own page: "Compare" in the sidebar opens it, and it lists every
+        # edition's comparison, newest first (the sidebar keeps one entry).
+        lines = ["# Compare models", "", "Models side by side, per edition (newest first):", ""]
+        for edition in reversed(editions):
+            lines.append(
+                f"- [Edition {md_text(edition.id)}]({segment(edition.id)}/index.md)"
+                f" ({md_text(edition.manifest.date.isoformat())})"
+            )
+        atomic_write_text(docs / "compare" / "index.md", "\n".join(lines) + "\n")

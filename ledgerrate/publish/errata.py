@@ -7,9 +7,11 @@ struck through, a withdrawn one keeps a tombstone, and every affected page carri
 from __future__ import annotations
 
 import datetime as dt
+import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup
 
@@ -42,6 +44,22 @@ def all_errata(editions: list[Edition]) -> list[Note]:
             seen[entry.id] = edition.id
             notes.append(Note(edition.id, entry))
     return sorted(notes, key=lambda n: (n.erratum.date, n.erratum.id), reverse=True)
+
+
+def natural_key(erratum_id: str) -> list[Any]:
+    """2026-12-01-9 before 2026-12-01-10: runs of digits compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", erratum_id)]
+
+
+def by_edition(notes: list[Note]) -> list[tuple[str, list[Note]]]:
+    """Errata grouped by edition, newest edition first, each edition's in number order."""
+    groups: dict[str, list[Note]] = defaultdict(list)
+    for note in notes:
+        groups[note.edition].append(note)
+    return [
+        (edition, sorted(found, key=lambda n: natural_key(n.erratum.id)))
+        for edition, found in sorted(groups.items(), key=lambda g: natural_key(g[0]), reverse=True)
+    ]
 
 
 def corrections(edition: Edition) -> dict[FigureKey, list[tuple[Erratum, AffectedFigure]]]:

@@ -79,7 +79,7 @@ def card_extras(
     return {
         "gap_chart": _svg_img(docs, rel_dir, f"{stem}.svg", svg, title),
         "card_table": tables.write_workload_table(
-            docs, rel_dir, data_stem, edition.results, root, cache
+            docs, rel_dir, data_stem, edition.results, root, cache, card
         ),
         "calc_lines": calculator_lines(edition, card),
         "calc_source": {

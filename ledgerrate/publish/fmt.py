@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 
 from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, Interval, RateLine, Verdict
-from ledgerrate.usd import Amount, Reading, reading, usd_interval
+from ledgerrate.usd import Amount, Reading, plain, reading, usd_interval
+from ledgerrate.usd import exact as exact_usd
 from ledgerrate.usd import usd as usd_text
 
 NO_SUCCESS = "no successful outcome"
@@ -42,6 +44,27 @@ def shown(value: Reading) -> Markup:
     if value.scale_word:
         title += f" each; {value.text.split(' per ')[0]} per {value.scale:,}"
     return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(value.text)}</span>')
+
+
+def plain_usd(value: Amount) -> str:
+    """Plain dollars to three significant digits, never rescaled (the card's one unit)."""
+    return plain(value)
+
+
+def job_cost(line: Any, strong: bool = False) -> Markup:
+    """A card line's cost in the job's own unit: per job at the card's volume, and per single
+    item, both in plain dollars (never "per billion"); every digit one hover away."""
+    if line.per_item is None:
+        return shown(line.money if hasattr(line, "money") else line.rate)
+    title = md_text(f"exactly {exact_usd(line.cpo * line.volume)} per job, "
+                    f"{exact_usd(line.cpo)} per item")  # fmt: skip
+    job = md_text(line.per_job)
+    if strong:
+        job = Markup(f"<strong>{job}</strong>")
+    return Markup(
+        f'<span class="lr-money" title="{title}">{job} per job</span>'
+        f"<br><small>{md_text(line.per_item)} per item</small>"
+    )
 
 
 def money(value: Amount | None, unit: str = "") -> Markup:
@@ -111,6 +134,16 @@ def cpo_html(cell: CellResult) -> Markup:
 def sample_label(n: int) -> str:
     """Every n here is small; the label says so instead of letting a rate look like a census."""
     return f"small sample: n = {n}"
+
+
+def short_samples(entries: list[Any]) -> list[tuple[int, str | None, list[str]]]:
+    """Workload entries whose n differs from 15 or carries a reason, grouped by (n, reason):
+    a reason shared by five jobs is said once, with the five named."""
+    groups: dict[tuple[int, str | None], list[str]] = {}
+    for entry in entries:
+        if entry.n != 15 or entry.n_reason:
+            groups.setdefault((entry.n, entry.n_reason), []).append(entry.id)
+    return [(n, reason, ids) for (n, reason), ids in groups.items()]
 
 
 def seconds(value: float | None) -> str:

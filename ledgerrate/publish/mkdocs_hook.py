@@ -13,6 +13,7 @@ from typing import Any
 
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.compiled_templates import CompiledTemplates
+from ledgerrate.publish.glossary_links import GlossaryLinks
 from ledgerrate.publish.raw_html import RawHtml
 from ledgerrate.publish.shared_frame import SharedFrame
 from ledgerrate.publish.shared_markdown import SharedMarkdown
@@ -77,7 +78,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 on_nav = _shared_frame.on_nav
 on_page_read_source = _raw_html.on_page_read_source
-on_page_content = _shared_frame.on_page_content
+_glossary_links = GlossaryLinks()
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    html = _glossary_links.on_page_content(html, page=page)
+    return _shared_frame.on_page_content(html, page=page, config=config, files=files)
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:

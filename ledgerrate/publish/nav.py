@@ -27,6 +27,10 @@ SECTIONS = (
 # carries an N-entry nav (the theme rendered ~500 links into each drill-down, 80% of mkdocs'
 # time on a 215-model edition).
 MAX_SECTION_ENTRIES = 24
+# Sections shown in the sidebar by their index page alone, whatever their length: the index
+# lists every erratum (grouped by edition), primitive and workload (in the card's order), and
+# fifteen errata or seven primitives made the sidebar longer than the page beside it.
+INDEX_ONLY = frozenset({"errata", "primitives", "workloads", "compare"})
 # Sections that read best alphabetically (workload versions side by side); the others list
 # their newest entry (edition, erratum, methodology version) first.
 ALPHABETICAL = frozenset({"workloads", "models"})
@@ -61,7 +65,8 @@ def _entries(docs: Path, folder: Path, omitted: list[str]) -> list[Any]:
     subfolders = sorted((p for p in folder.iterdir() if p.is_dir()), key=_natural, reverse=True)
     if folder.name in ALPHABETICAL:
         subfolders.reverse()
-    if index.exists() and len(pages) + len(subfolders) > MAX_SECTION_ENTRIES:
+    too_long = len(pages) + len(subfolders) > MAX_SECTION_ENTRIES
+    if index.exists() and (too_long or folder.relative_to(docs).as_posix() in INDEX_ONLY):
         # The folder's whole content but its index, in two patterns rather than one per entry:
         # mkdocs matches every file of the site against every pattern (215 model folders made
         # two million matches). Files that are not pages are never in a nav either way.
@@ -92,6 +97,11 @@ def site_nav(docs: Path) -> tuple[list[Any], list[str]]:
     for folder, title in SECTIONS:
         if (docs / folder).is_dir():
             entries = _entries(docs, docs / folder, omitted)
+            if len(entries) == 1 and isinstance(entries[0], dict):
+                # One sub-section (one methodology version): its pages are the section's, so
+                # the section's label is a link to its index page, not a bare heading.
+                (inner,) = entries[0].values()
+                entries = inner if isinstance(inner, list) else entries
             if len(entries) == 1 and isinstance(entries[0], str):
                 nav.append({title: entries[0]})
             elif entries:

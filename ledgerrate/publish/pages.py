@@ -36,12 +36,13 @@ from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
 from ledgerrate.publish.compiled_templates import CompiledTemplates
 from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
-from ledgerrate.publish.site import Site, footer, workload_base
+from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.verifier import verifier_files
 from ledgerrate.publish.workload_facts import workload_facts
 from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
@@ -75,6 +76,8 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
         drill=drilldown,
     )
     env.filters["pre"] = pre_block
+    # `changing`: an erratum that changed or withdrew a figure (not a disclosure).
+    env.tests["changing"] = changes_a_figure
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
     env.filters["html_prose"] = prose_region
@@ -110,7 +113,12 @@ def _edition_notes(edition: Edition, *, workload: str | None = None, model: str 
 
 
 def edition_card(edition: Edition) -> RateCard:
-    return rate_card(edition.results, edition.manifest, provisional=edition.provisional)
+    return rate_card(
+        edition.results,
+        edition.manifest,
+        provisional=edition.provisional,
+        errata=edition.errata,
+    )
 
 
 def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | None = None) -> None:
@@ -347,14 +355,21 @@ def render_errata(env: Environment, site: Site, docs: Path) -> None:
     _write(
         docs,
         "errata/index.md",
-        env.get_template("errata_index.md.j2").render({"root": "../", "site": site}),
+        env.get_template("errata_index.md.j2").render(
+            {"root": "../", "site": site, "errata_by_edition": errata_mod.by_edition}
+        ),
     )
 
 
 def render_indexes(env: Environment, site: Site, docs: Path) -> None:
     """Section landing pages, so each nav section has a page listing its permanent URLs."""
     for name in ("editions", "workloads", "models", "data"):
-        context = {"root": "../", "site": site, "verifier": verifier_files()}
+        context = {
+            "root": "../",
+            "site": site,
+            "verifier": verifier_files(),
+            "workload_order": in_card_order(site),
+        }
         text = env.get_template(f"{name}_index.md.j2").render(context)
         _write(docs, f"{name}/index.md", text)
 

@@ -18,7 +18,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
 from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
 from ledgerrate.publish.card_html import ASSETS, SIZES, render_ratecard_html
-from ledgerrate.schema import EditionManifest, EditionResults
+from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile
 
 __all__ = ["ASSETS", "DISCLAIMER", "RefusingFetcher", "ratecard_pdf", "render_ratecard_pdf"]
 
@@ -50,9 +50,12 @@ def render_ratecard_pdf(
     out: Path,
     *,
     provisional: bool = False,
+    errata: ErrataFile | None = None,
+    site_url: str | None = None,
 ) -> Path:
     """Write the edition's one-page rate card PDF to `out` atomically and return its path."""
-    atomic_write_bytes(out, ratecard_pdf(rate_card(results, manifest, provisional=provisional)))
+    card = rate_card(results, manifest, provisional=provisional, errata=errata, site_url=site_url)
+    atomic_write_bytes(out, ratecard_pdf(card))
     return out
 
 

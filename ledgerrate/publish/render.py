@@ -64,9 +64,11 @@ def render_into(
     templates: Path = TEMPLATES,
     results_fn: Callable[[Path], EditionResults] | None = None,
     cache: BuildCache | None = None,
+    site_url: str | None = None,
 ) -> None:
     """Write the complete docs tree into `docs` (an empty folder). With a `cache`, rate-card
-    PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it."""
+    PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it
+    (`site_url`: where the site is hosted, printed on the rate-card PDFs)."""
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
             render_into(
@@ -76,6 +78,7 @@ def render_into(
                 templates=templates,
                 results_fn=results_fn,
                 cache=BuildCache.open(Path(scratch)),
+                site_url=site_url,
             )
         return
     clash = _reserved_clash(site_src)
@@ -94,7 +97,7 @@ def render_into(
     def downloads(edition: Edition) -> DataSection:
         dest = docs / "data" / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
-        _ratecard(edition, dest / "ratecard.pdf", cache)
+        _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
         return write_downloads(edition, dest, cache)
 
     regenerate_released(editions, cache)  # before the editions fork: see its docstring
@@ -133,9 +136,17 @@ def worth_forking(editions: list[Edition]) -> bool:
     return cells >= FORK_MIN_CELLS
 
 
-def _ratecard(edition: Edition, target: Path, cache: BuildCache) -> None:
+def _ratecard(
+    edition: Edition, target: Path, cache: BuildCache, site_url: str | None = None
+) -> None:
     """The rate-card PDF is a function of its HTML and the toolchain (fonts, CSS, weasyprint)."""
-    card = rate_card(edition.results, edition.manifest, provisional=edition.provisional)
+    card = rate_card(
+        edition.results,
+        edition.manifest,
+        provisional=edition.provisional,
+        errata=edition.errata,
+        site_url=site_url,
+    )
     html = render_ratecard_html(card)
 
     def make() -> bytes:

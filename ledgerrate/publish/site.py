@@ -65,6 +65,23 @@ def build_site_model(editions: list[Edition], methodology_versions: set[str]) ->
     return site
 
 
+def in_card_order(site: Site) -> list[str]:
+    """Workload versions in the order a rate card lists their jobs (the newest edition's card
+    first, then any job it no longer runs), each job's versions oldest first."""
+    order: list[str] = []
+    for edition in reversed(site.editions):
+        for result in edition.results.workloads:
+            if workload_base(result.workload) not in order:
+                order.append(workload_base(result.workload))
+    return sorted(
+        site.workloads,
+        key=lambda w: (
+            order.index(workload_base(w)) if workload_base(w) in order else len(order),
+            w,
+        ),
+    )
+
+
 def footer(edition: Edition) -> str:
     m = edition.manifest
     return footer_text(m.brand, m.methodology_version, m.id, m.date.isoformat())

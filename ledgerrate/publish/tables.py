@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from ledgerrate.publish import downloads
 from ledgerrate.publish.cache import BuildCache, key_of, place_product, write_plain
+from ledgerrate.publish.card import RateCard, reference_lines
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, WorkloadResult
@@ -119,52 +120,69 @@ def _write_pair(
     place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
 
 
-def _workloads_json(edition: EditionResults) -> bytes:
-    rows = [w.model_dump(mode="json") for w in edition.workloads]
-    return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+_CARD_COLUMNS = ("edition", "workload", "unit", "volume", "line", "model", "mode", "cpo_usd",
+                 "rate_usd", "pass_rate", "premium", "reason")  # fmt: skip
 
 
-def _workloads_csv(edition: EditionResults) -> bytes:
-    buffer = io.StringIO()
-    out = csv.writer(buffer, lineterminator="\n")
-    out.writerow(
-        [
-            "edition",
-            "workload",
-            "unit",
-            "volume",
-            "line",
-            "model",
-            "mode",
-            "cpo_usd",
-            "rate_usd",
-            "pass_rate",
-            "premium",
-        ]
-    )
+def _money(value: Decimal | None) -> str | None:
+    """An exact decimal in plain notation (never 1.5E-7, never rounded to the cent)."""
+    return None if value is None else format(value.normalize(), "f")
+
+
+def card_rows(edition: EditionResults, card: RateCard | None = None) -> list[dict[str, Any]]:
+    """One row per card line (cheapest qualifying, flagship) and per reference baseline: the
+    model, its pass rate, the exact cost per item (`cpo_usd`) and per job at the card's volume
+    (`rate_usd`), and, where a line has no rate, the card's reason for it. The CSV and the
+    JSON of the card are these rows."""
+    rows: list[dict[str, Any]] = []
+    lines = {line.workload: line for line in card.lines} if card else {}
+
+    def add(w: WorkloadResult, label: str, **values: Any) -> None:
+        row = dict.fromkeys(_CARD_COLUMNS)
+        row.update(edition=edition.edition, workload=w.workload, unit=w.unit, volume=w.volume)
+        row.update(line=label, **values)
+        rows.append(row)
+
     for w in edition.workloads:
-        for label, line in (
-            ("cheapest_qualifying", w.cheapest_qualifying),
-            ("flagship", w.flagship),
+        shown = lines.get(w.workload)
+        for label, line, reason in (
+            ("cheapest_qualifying", w.cheapest_qualifying, shown.rate_status if shown else None),
+            ("flagship", w.flagship, shown.flagship_status if shown else None),
         ):
             if line is None:
-                out.writerow([edition.edition, w.workload, w.unit, w.volume, label] + [""] * 6)
+                add(w, label, reason=reason)
                 continue
-            out.writerow(
-                [
-                    edition.edition,
-                    w.workload,
-                    w.unit,
-                    w.volume,
-                    label,
-                    line.model,
-                    line.mode.value,
-                    line.cpo_usd,
-                    line.cpo_usd * w.volume,
-                    line.pass_rate,
-                    "" if w.frontier_premium is None else w.frontier_premium,
-                ]
-            )
+            premium = w.frontier_premium if label == "flagship" else None
+            add(w, label, model=line.model, mode=line.mode.value, cpo_usd=_money(line.cpo_usd),
+                rate_usd=_money(line.cpo_usd * w.volume), pass_rate=line.pass_rate,
+                premium=premium)  # fmt: skip
+        refs = [c for c in w.cells if c.is_reference]
+        for cell, ref in zip(refs, reference_lines(w), strict=True):
+            cpo = None if ref.status else cell.cpo_usd
+            add(w, "reference", model=cell.model, mode=cell.mode.value, cpo_usd=_money(cpo),
+                rate_usd=_money(None if cpo is None else cpo * w.volume),
+                pass_rate=None if pass_key(cell) is None else cell.pass_rate,
+                reason=ref.status)  # fmt: skip
+    return rows
+
+
+def _workloads_json(edition: EditionResults, card: RateCard | None = None) -> bytes:
+    """The card's rows (exact decimals, reasons) and the edition's workloads, each a
+    `WorkloadResult` of the results.json schema."""
+    data = {
+        "edition": edition.edition,
+        "lines": card_rows(edition, card),
+        "workloads": [w.model_dump(mode="json") for w in edition.workloads],
+    }
+    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _workloads_csv(edition: EditionResults, card: RateCard | None = None) -> bytes:
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow(_CARD_COLUMNS)
+    for row in card_rows(edition, card):
+        out.writerow(["" if row[k] is None else row[k] for k in _CARD_COLUMNS])
     return buffer.getvalue().encode("utf-8")
 
 
@@ -175,24 +193,29 @@ def write_workload_table(
     edition: EditionResults,
     root: str,
     cache: BuildCache | None = None,
+    card: RateCard | None = None,
 ) -> Markup:
     """The rate card's data: the edition's workloads (each a `WorkloadResult`) as JSON, and the
-    cheapest-qualifying and flagship lines as CSV."""
+    cheapest-qualifying, flagship and reference lines as CSV with the card's reasons."""
     # Every cell of the edition is in the JSON: at 215 models its indented dump was most of a
     # second, made twice a build (home page and edition page) for each edition.
     rows = [w.model_dump_json() for w in edition.workloads] if cache is not None else []
+    if card is not None and cache is not None:  # the reasons come from the card, not the rows
+        rows += [f"{line.rate_status}|{line.flagship_status}" for line in card.lines]
     _write_pair(
         docs / rel_dir,
         stem,
         ("workload-table", edition.edition, rows),
-        lambda: _workloads_json(edition),
-        lambda: _workloads_csv(edition),
+        lambda: _workloads_json(edition, card),
+        lambda: _workloads_csv(edition, card),
         cache,
         ("card-json", "card-csv"),
     )
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
     return Markup(
         f'<p class="lr-card-data">The figures of this card as <a href="{stem}.csv" download>CSV'
-        f'</a> · <a href="{stem}.json" download>JSON</a> (each row a <code>WorkloadResult</code>,'
-        f' <a href="{schema}">results.json schema</a> <code>$defs/WorkloadResult</code>)</p>'
+        f'</a> · <a href="{stem}.json" download>JSON</a> (a row per line with the exact cost per '
+        "item and per job and the reason a line has no rate; the JSON adds "
+        f"<code>workloads</code>, each a <code>WorkloadResult</code>, "
+        f'<a href="{schema}">results.json schema</a> <code>$defs/WorkloadResult</code>)</p>'
     )

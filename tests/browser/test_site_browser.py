@@ -563,6 +563,28 @@ def test_cost_at_my_volume_multiplies_the_published_cpos(
     assert row.locator("[data-out=cheapest]").inner_text().strip() != ""
 
 
+def test_calculator_never_totals_jobs_that_have_no_figure(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """On the home page (2026-12: no job has a qualifying model) the total is "—" with the
+    reason, never "$0.00", which a reader takes for "costs nothing"; the inputs have a border."""
+    page = _page(browser, server, leaks)
+    page.goto(server)  # type: ignore[attr-defined]
+    page.locator("form.lr-calc tbody tr input").first.fill("5000")  # type: ignore[attr-defined]
+    total = page.locator("form.lr-calc [data-total=cheapest]")  # type: ignore[attr-defined]
+    assert total.inner_text().strip() == "— (no job has a qualifying model)"
+    assert total.get_attribute("data-cost") is None
+    flagship = page.locator("form.lr-calc [data-total=flagship]").inner_text()  # type: ignore[attr-defined]
+    assert flagship.strip() == "— (no job has a flagship figure)"
+    # The baselines priced some jobs only: the total says over how many.
+    reference = page.locator("form.lr-calc [data-total=reference]").inner_text()  # type: ignore[attr-defined]
+    assert re.search(r"^\$\S+ \(\d of 7 jobs; the others have no figure\)$", reference.strip())
+    border = page.locator("form.lr-calc input").first.evaluate(  # type: ignore[attr-defined]
+        "e => getComputedStyle(e).borderTopWidth + ' ' + getComputedStyle(e).borderTopStyle"
+    )
+    assert border.split() == ["1px", "solid"]
+
+
 def _latest_grade(edition: Path, workload: str, model: str, mode: str, run_id: str) -> dict:
     import json
 
@@ -676,3 +698,137 @@ def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
             frontiers[edition] = frontiers.get(edition, 0) + drawn
     # Every bundled edition has priced cells, so each draws at least one frontier.
     assert all(frontiers.get(e, 0) >= 1 for e in ids), frontiers
+
+
+# One page of every kind (home, edition, workload, model, compare, runs, items, data, errata,
+# erratum, methodology, glossary), at a desktop width and a phone's.
+PAGE_KINDS = {
+    "home": "",
+    "edition": "editions/2026-12/",
+    "workload": "workloads/extract.invoice.v2/",
+    "model": "models/smollm2/",
+    "compare": f"compare/{TWO_MODELS}/",
+    "runs": "runs/2026-12/query.nl2sql.v1/smollm2/agentic/",
+    "items": "runs/2026-12/query.nl2sql.v1/",
+    "data": "data/2026-12/",
+    "errata": "errata/",
+    "erratum": "errata/2026-12-01-12/",
+    "methodology": "methodology/1.0/",
+    "glossary": "glossary/",
+}
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+def _sized_page(browser: object, server: str, leaks: list[str], width: int) -> object:
+    page = _page(browser, server, leaks)
+    page.set_viewport_size({"width": width, "height": 900})  # type: ignore[attr-defined]
+    return page
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_axe_core_finds_no_serious_violation_on_any_kind_of_page(
+    browser: object, server: str, leaks: list[str], width: str
+) -> None:
+    """axe-core (an accessibility checker nobody here wrote) on one page of every kind."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    page = _sized_page(browser, server, leaks, WIDTHS[width])
+    found: dict[str, list[str]] = {}
+    for kind, rel in PAGE_KINDS.items():
+        page.goto(urljoin(server, rel))  # type: ignore[attr-defined]
+        page.wait_for_load_state("load")  # type: ignore[attr-defined]
+        violations = axe.run(page).response["violations"]
+        serious = [
+            f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
+        if serious:
+            found[kind] = serious
+    assert found == {}, found
+
+
+def test_no_page_scrolls_sideways_at_phone_width(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """At 390 px only a table's own scroll box may be wider than the screen, never the page."""
+    page = _sized_page(browser, server, leaks, WIDTHS["phone"])
+    wide: dict[str, list[str]] = {}
+    for kind, rel in PAGE_KINDS.items():
+        page.goto(urljoin(server, rel))  # type: ignore[attr-defined]
+        page.wait_for_load_state("load")  # type: ignore[attr-defined]
+        scroll = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        if scroll > WIDTHS["phone"]:
+            # Name what sticks out (outside the off-screen navigation drawer and the boxes).
+            culprits = page.evaluate(  # type: ignore[attr-defined]
+                """w => [...document.querySelectorAll('body *')]
+                  .filter(e => e.getBoundingClientRect().right > w + 1
+                    && !e.closest('nav, .md-typeset__scrollwrap, .lr-scroll'))
+                  .slice(0, 5).map(e => e.tagName + '.' + e.className)""",
+                WIDTHS["phone"],
+            )
+            wide[kind] = [f"scrollWidth {scroll}", *culprits]
+    assert wide == {}, wide
+
+
+def test_screenshots_of_home_pdf_card_and_workload_at_both_widths(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """Written into build/screenshots/ so a person can look at them after `make test`."""
+    import pdfplumber
+
+    out = REPO / "build" / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    for width, pixels in WIDTHS.items():
+        page = _sized_page(browser, server, leaks, pixels)
+        for kind in ("home", "workload"):
+            page.goto(urljoin(server, PAGE_KINDS[kind]))  # type: ignore[attr-defined]
+            page.wait_for_load_state("load")  # type: ignore[attr-defined]
+            target = out / f"{kind}-{width}.png"
+            page.screenshot(path=str(target), full_page=True)  # type: ignore[attr-defined]
+            assert target.stat().st_size > 10_000
+        page_bytes = page.request.get(urljoin(server, "data/2026-12/ratecard.pdf")).body()  # type: ignore[attr-defined]
+        # The printed card is one A4 page: at phone width it is the same page, drawn as a
+        # phone screen shows it (390 CSS pixels at three device pixels each).
+        pixels_wide = pixels * (3 if width == "phone" else 1)
+        with pdfplumber.open(io.BytesIO(page_bytes)) as pdf:
+            sheet = pdf.pages[0]
+            image = sheet.to_image(resolution=72 * pixels_wide / float(sheet.width))
+            target = out / f"ratecard-pdf-{width}.png"
+            image.save(str(target))
+            assert image.original.size[0] == pytest.approx(pixels_wide, abs=2)
+        assert target.stat().st_size > 10_000
+
+
+def test_sortable_tables_keep_their_columns_apart(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """A table made sortable carries a class, which the theme's table style skips: its cells
+    must still be padded, or "1" and "model-failure" read as "1model-failure"."""
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, PAGE_KINDS["runs"]))  # type: ignore[attr-defined]
+    page.wait_for_selector("table.lr-sortable td")  # type: ignore[attr-defined]
+    left, right = page.evaluate(  # type: ignore[attr-defined]
+        """() => { const s = getComputedStyle(document.querySelector('table.lr-sortable td'));
+                   return [parseFloat(s.paddingLeft), parseFloat(s.paddingRight)]; }"""
+    )
+    assert left >= 6 and right >= 6
+
+
+def test_compare_picker_says_whether_each_cell_qualifies_and_its_n(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, "compare/2026-12/"))  # type: ignore[attr-defined]
+    form = page.locator("form.lr-compare")  # type: ignore[attr-defined]
+    for box in form.locator("input[name=model]").all():
+        box.set_checked(True)
+    form.locator(".lr-compare-go").click()
+    table = form.locator("table.lr-compare-table")
+    table.wait_for()
+    # query.nl2sql.v1's reference baseline passed 5/5, and cannot qualify at n = 5.
+    row = table.locator("tr[data-workload='query.nl2sql.v1'][data-mode='single-shot']")
+    assert row.locator("td[data-field='reference:pass_rate']").inner_text().startswith("5/5")
+    qualifies = row.locator("td[data-field='reference:qualifying']").inner_text()
+    assert qualifies == "no: n = 5, short of the standard's 15 (n = 5)"

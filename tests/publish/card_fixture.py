@@ -136,7 +136,11 @@ def _cell(
     )
 
 
-def _cells(workload: str, rng: random.Random) -> list[CellResult]:
+def _cells(workload: str, rng: random.Random, shape: str = "mixed") -> list[CellResult]:
+    """`shape`: "mixed" (the card of the module docstring), "full" (every job has a rate) or
+    "empty" (every model evaluated, none reaches the bar)."""
+    if shape != "mixed":
+        return _shaped_cells(workload, rng, shape)
     modes = get(workload).modes
     cells = []
     for i in range(N_MODELS):
@@ -176,9 +180,25 @@ def _cells(workload: str, rng: random.Random) -> list[CellResult]:
     return cells
 
 
-def workload_result(workload: str, manifest: EditionManifest, rng: random.Random) -> WorkloadResult:
+def _shaped_cells(workload: str, rng: random.Random, shape: str) -> list[CellResult]:
+    cells = []
+    for i in range(N_MODELS):
+        for mode in get(workload).modes:
+            passes = rng.randint(12, 15) if shape == "full" else rng.randint(0, 11)
+            spend = Decimal(rng.randint(40, 400_000)) / Decimal(10_000)
+            cells.append(_cell(workload, f"m{i:02d}", mode, passes, spend))
+    cells.append(
+        _cell(workload, REFERENCE, get(workload).modes[0], 14, Decimal("0.0000001656"),
+              reference=True)
+    )  # fmt: skip
+    return cells
+
+
+def workload_result(
+    workload: str, manifest: EditionManifest, rng: random.Random, shape: str = "mixed"
+) -> WorkloadResult:
     meta = get(workload)
-    cells = _cells(workload, rng)
+    cells = _cells(workload, rng, shape)
     names = indices.model_names({m.id: m.name for m in manifest.models})
     flagships = {m.id for m in manifest.models if m.flagship}
     cheapest = indices.cheapest_qualifying(cells)
@@ -200,7 +220,7 @@ def workload_result(workload: str, manifest: EditionManifest, rng: random.Random
     )
 
 
-def computed_results(seed: int = 20270314) -> EditionResults:
+def computed_results(seed: int = 20270314, shape: str = "mixed") -> EditionResults:
     """The figures as the metrics stage would write them to results.json."""
     rng = random.Random(seed)
     m = manifest()
@@ -212,7 +232,7 @@ def computed_results(seed: int = 20270314) -> EditionResults:
         reference_only=False,
         bootstrap_seed=seed,
         bootstrap_reps=1000,
-        workloads=[workload_result(w, m, rng) for w in WORKLOADS],
+        workloads=[workload_result(w, m, rng, shape) for w in WORKLOADS],
     )
 
 

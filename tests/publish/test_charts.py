@@ -173,3 +173,46 @@ def test_chart_over_a_withdrawn_cell_says_withdrawn_not_no_success() -> None:
     svg = cost_vs_pass_svg(shown, FOOTER)
     assert "withdrawn" in svg
     assert "no cell had a successful outcome" not in svg
+
+
+def test_gap_chart_words_never_cover_its_markers(monkeypatch) -> None:
+    """2026-12's chart printed each row's words ("cheapest qualifying: none qualifies; …") over
+    the only markers it had, the reference baselines' squares."""
+    from pathlib import Path
+
+    from ledgerrate.io import load_model
+    from ledgerrate.publish import charts
+    from ledgerrate.publish.card import rate_card
+    from ledgerrate.publish.load import load_edition
+    from ledgerrate.schema import EditionResults
+
+    root = Path(__file__).resolve().parents[2] / "editions" / "2026-12"
+    edition = load_edition(root, lambda r: load_model(EditionResults, r / "results.json"))
+    overlaps: list[str] = []
+    drawn: list[int] = []
+    real = charts._to_svg
+
+    def inspect(fig, title, desc):  # type: ignore[no-untyped-def]
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        notes = [t for t in ax.texts if "none" in t.get_text() or ":" in t.get_text()]
+        points = [
+            ax.transData.transform(offset)
+            for collection in ax.collections
+            for offset in collection.get_offsets()
+        ]
+        drawn.append(len(points))
+        for note in notes:
+            box = note.get_window_extent(renderer).expanded(1.0, 1.0)
+            for x, y in points:
+                # A marker is a few points across: its centre inside the text's box is a hit,
+                # and so is one within 3 px of it.
+                if box.x0 - 3 <= x <= box.x1 + 3 and box.y0 - 3 <= y <= box.y1 + 3:
+                    overlaps.append(f"{note.get_text()!r} covers a marker at ({x:.0f}, {y:.0f})")
+        return real(fig, title, desc)
+
+    monkeypatch.setattr(charts, "_to_svg", inspect)
+    charts.gap_svg(edition.results, rate_card(edition.results, edition.manifest), "footer")
+    assert drawn and drawn[0] >= 4  # the reference baselines' squares are on the chart
+    assert overlaps == []

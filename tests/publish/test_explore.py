@@ -103,7 +103,8 @@ def test_rate_card_data_lists_both_lines_per_job(tmp_path: Path, reference_only:
     res, _ = _card_and_results(reference_only)
     tables.write_workload_table(tmp_path, "", "ratecard", res, "")
     table = list(csv.DictReader(io.StringIO((tmp_path / "ratecard.csv").read_text())))
-    assert [r["line"] for r in table] == ["cheapest_qualifying", "flagship"]
+    # Both card lines, then the reference baseline's row (shown for scale, never ranked).
+    assert [r["line"] for r in table] == ["cheapest_qualifying", "flagship", "reference"]
     if not reference_only:
         cheap = res.workloads[0].cheapest_qualifying
         assert table[0]["model"] == "small" and Decimal(table[0]["cpo_usd"]) == cheap.cpo_usd

@@ -59,16 +59,39 @@ def test_strict_build_accepts_the_pages_the_sidebar_leaves_out(tmp_path: Path) -
     assert "Model <b>7</b> &amp; co" in page
 
 
-def test_newest_first_in_number_order_and_models_alphabetical(tmp_path: Path) -> None:
+def test_errata_are_one_entry_and_models_alphabetical(tmp_path: Path) -> None:
     docs = _docs(tmp_path, 3)
     for n in (1, 2, 9, 10, 12):
         page = docs / "errata" / f"2026-12-01-{n}" / "index.md"
         page.parent.mkdir(parents=True)
         page.write_text(f"# Erratum 2026-12-01-{n}\n", "utf-8")
     (docs / "errata" / "index.md").write_text("# Errata\n", "utf-8")
-    nav, _ = site_nav(docs)
+    nav, omitted = site_nav(docs)
     sections = {next(iter(entry)): next(iter(entry.values())) for entry in nav}
-    errata = [next(iter(e)) for e in sections["Errata"][1:]]
-    assert errata == [f"Erratum 2026-12-01-{n}" for n in (12, 10, 9, 2, 1)]
+    # Errata, however few, are one index entry: the index page lists them by edition.
+    assert sections["Errata"] == "errata/index.md"
+    assert omitted == ["/errata/*", "!/errata/index.md"]
     models = [next(iter(e.values())) for e in sections["Models"][1:]]
     assert models == [f"models/m{n:03d}/index.md" for n in range(3)]
+
+
+def test_compare_is_one_entry_and_a_single_methodology_version_is_the_section(
+    tmp_path: Path,
+) -> None:
+    docs = _docs(tmp_path, 3)
+    (docs / "compare").mkdir()
+    (docs / "compare" / "index.md").write_text("# Compare models\n", "utf-8")
+    for edition in ("2027-01", "2027-02"):
+        page = docs / "compare" / edition / "index.md"
+        page.parent.mkdir(parents=True)
+        page.write_text(f"# Compare models (edition {edition})\n", "utf-8")
+    for name in ("index", "figures"):
+        page = docs / "methodology" / "1.0" / f"{name}.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"# {name}\n", "utf-8")
+    nav, _ = site_nav(docs)
+    sections = {next(iter(entry)): next(iter(entry.values())) for entry in nav}
+    # "Compare" opens the page that lists every edition's comparison.
+    assert sections["Compare"] == "compare/index.md"
+    # "Methodology" is a link (its first entry is the version's index page), not a label.
+    assert sections["Methodology"][0] == "methodology/1.0/index.md"

@@ -125,7 +125,10 @@ def test_realistic_card_is_one_a4_page_with_disclaimer_and_footer_on_it(big_card
         assert get(workload).unit in text
     for word in ("none qualifies", "awaiting judge", "withdrawn", "void"):
         assert word in text, word
-    assert "Reference baselines" in text and "per billion jobs" in text
+    # Every rate in the job's own unit, per job and per single item, in plain dollars: a
+    # sub-cent rate is never rescaled "per billion jobs".
+    assert "Reference baselines" in text and "per billion" not in text
+    assert "$0.000162 per job" in text and "$0.000000162 per item" in text
     assert "PROVISIONAL" not in text
 
 

@@ -127,7 +127,9 @@ def test_every_page_type_is_built(built: Path) -> None:
 def test_home_is_the_latest_rate_card(built: Path) -> None:
     home = _read(built / "index.html")
     assert "Rate card — edition 2026-07" in home
-    assert "pass rate of at least <strong>0.80</strong>" in home
+    # The term's first use on the page links to the glossary.
+    pass_rate = '<a class="lr-term" href="glossary/#pass-rate">pass rate</a>'
+    assert f"{pass_rate} of at least <strong>0.80</strong>" in home
     assert "$3.00" in home  # 0.039 / 13 × 1000: the fixture's cheapest qualifying rate
     # The flagship's spend is withdrawn by the fixture's erratum, and its CPO (spend ÷ passes)
     # with it: no flagship rate may be printed from a withdrawn figure.

@@ -13,6 +13,14 @@
     return (value < 0 ? "−" : "") + text;
   }
 
+  // Why a column has no total when no job has a figure in it.
+  var NONE = {
+    cheapest: "no job has a qualifying model",
+    flagship: "no job has a flagship figure",
+    difference: "no job has both a qualifying and a flagship figure",
+    reference: "no job has a reference baseline figure",
+  };
+
   function cpo(row, which) {
     var raw = row.getAttribute("data-" + which + "-cpo");
     return raw === "" || raw === null ? null : parseFloat(raw);
@@ -20,8 +28,12 @@
 
   function update(form) {
     var totals = { cheapest: 0, flagship: 0, difference: 0, reference: 0 };
-    var complete = { cheapest: true, flagship: true, difference: true, reference: true };
+    // How many jobs have a figure in each column: a total over none is no total at all (a
+    // "$0.00" there would read as "costs nothing"), and one over some says so.
+    var counted = { cheapest: 0, flagship: 0, difference: 0, reference: 0 };
+    var rows = 0;
     form.querySelectorAll("tbody tr").forEach(function (row) {
+      rows += 1;
       var input = row.querySelector("input");
       var volume = Math.max(0, parseFloat(input.value) || 0);
       var values = {
@@ -32,9 +44,10 @@
       ["cheapest", "flagship", "reference"].forEach(function (which) {
         var out = row.querySelector('[data-out="' + which + '"]');
         if (!out.hasAttribute("data-label")) out.setAttribute("data-label", out.innerHTML);
-        if (values[which] === null) { complete[which] = false; return; }
+        if (values[which] === null) return;
         var cost = volume * values[which];
         totals[which] += cost;
+        counted[which] += 1;
         out.innerHTML = "";
         var strong = document.createElement("strong");
         strong.textContent = money(cost);
@@ -49,17 +62,23 @@
       if (values.cheapest !== null && values.flagship !== null) {
         var d = volume * (values.flagship - values.cheapest);
         totals.difference += d;
+        counted.difference += 1;
         diff.textContent = money(d);
         diff.setAttribute("data-cost", String(d));
       } else {
-        complete.difference = false;
         diff.textContent = "—";
       }
     });
     Object.keys(totals).forEach(function (which) {
       var cell = form.querySelector('[data-total="' + which + '"]');
       if (!cell) return;
-      cell.textContent = money(totals[which]) + (complete[which] ? "" : " (jobs with a figure)");
+      if (counted[which] === 0) {
+        cell.textContent = "— (" + (NONE[which] || "no job has a figure") + ")";
+        cell.removeAttribute("data-cost");
+        return;
+      }
+      cell.textContent = money(totals[which]) + (counted[which] === rows ? ""
+        : " (" + counted[which] + " of " + rows + " jobs; the others have no figure)");
       cell.setAttribute("data-cost", String(totals[which]));
     });
   }

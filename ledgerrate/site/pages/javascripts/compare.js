@@ -48,6 +48,18 @@
     return r.verdict.replace("_", " ") + ": " + r.reason + (r.remedy ? " Remedy: " + r.remedy : "");
   }
 
+  // Whether the cell qualifies, and its n: a 5/5 cell reads 1.00 but cannot qualify at n = 5.
+  // The same words as the static table (templates/_macros.md.j2, `qualifies`).
+  function qualText(c) {
+    var why = "";
+    if (!c.qualifying) {
+      var p = c.judge_protocol;
+      if (c.n + c.missing < 15) why = ": n = " + (c.n + c.missing) + ", short of the standard's 15";
+      else if (p && p.missing && p.missing.length) why = ": " + p.missing[0].split(":")[0];
+    }
+    return (c.qualifying ? "yes" : "no" + why) + " (n = " + c.n + ")";
+  }
+
   function render(form, results, chosen, names) {
     var out = form.querySelector(".lr-compare-out");
     out.textContent = "";
@@ -62,7 +74,7 @@
       var th = document.createElement("th"); th.textContent = h; head.appendChild(th);
     });
     chosen.forEach(function (m) {
-      ["pass rate [95% CI]", "CPO [95% CI]", "cost per attempt", "agentic multiplier"].forEach(function (h) {
+      ["pass rate [95% CI]", "qualifies (n)", "CPO [95% CI]", "cost per attempt", "agentic multiplier"].forEach(function (h) {
         var th = document.createElement("th"); th.textContent = (names[m] || m) + ": " + h; head.appendChild(th);
       });
     });
@@ -81,8 +93,9 @@
         chosen.forEach(function (m) {
           var c = null;
           w.cells.forEach(function (x) { if (x.model === m && x.mode === mode) c = x; });
-          if (!c) { cell(row, "did not run"); cell(row, "—"); cell(row, "—"); cell(row, "—"); return; }
+          if (!c) { cell(row, "did not run"); cell(row, "—"); cell(row, "—"); cell(row, "—"); cell(row, "—"); return; }
           cell(row, passText(c), c.pass_rate, m + ":pass_rate");
+          cell(row, qualText(c), null, m + ":qualifying");
           cell(row, cpoText(c), c.cpo_usd, m + ":cpo_usd");
           cell(row, usd(c.cost_per_attempt_usd) || "—", c.cost_per_attempt_usd, m + ":cost_per_attempt_usd");
           var mult = w.agentic_multiplier ? w.agentic_multiplier[m] : null;
