@@ -505,3 +505,28 @@ def test_an_edited_probe_call_is_a_mismatch(edition_copy: Callable[[str], Path])
         "$0.005121712834 (6 probes, 12 calls)"
         for name in ("results-corrected.json", "results-current.json")
     ]
+
+
+def test_a_changed_rate_card_row_is_a_mismatch(
+    bundled_site: Path, edition_copy: Callable[[str], Path]
+) -> None:
+    """The card's CSV at the site root: a reference row's CPO moved by a picodollar, and its
+    JSON rows no longer the CSV's."""
+    folder = edition_copy("2026-12")
+    site = folder.parent.parent
+    for suffix in (".json", ".csv"):
+        shutil.copyfile(
+            bundled_site / f"ratecard-2026-12{suffix}", site / f"ratecard-2026-12{suffix}"
+        )
+    assert check(folder).of("mismatched") == []
+    path = site / "ratecard-2026-12.csv"
+    rows = path.read_text().splitlines()
+    at = next(i for i, row in enumerate(rows) if ",reference," in row and ",0.0000" in row)
+    cells = rows[at].split(",")
+    cpo = next(i for i, c in enumerate(cells) if c.startswith("0.0000"))
+    cells[cpo] = str(Decimal(cells[cpo]) + Decimal("1E-12"))
+    rows[at] = ",".join(cells)
+    path.write_text("\n".join(rows) + "\n")
+    found = check(folder)
+    assert len(found.of("mismatched", "rate card csv line")) == 1
+    assert len(found.of("mismatched", "rate card json lines")) == 1

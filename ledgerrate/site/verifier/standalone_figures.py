@@ -1543,19 +1543,50 @@ def compare_lines(
     return found_lines
 
 
-def check_ratecard_csv(path: Path, lines: dict[str, dict[str, Any]], record: Record) -> None:
-    """The rate card's CSV: per workload its cheapest-qualifying and flagship lines, the rate
-    column being CPO × volume unrounded (the JSON's rate_usd is rounded to the cent)."""
+def check_ratecard_csv(
+    path: Path,
+    lines: dict[str, dict[str, Any]],
+    shown: dict[str, dict[tuple[str, str], dict[str, Any]]],
+    record: Record,
+    json_rows: list[dict[str, Any]] | None = None,
+) -> None:
+    """The rate card's CSV: per workload its cheapest-qualifying and flagship lines and a row
+    per reference baseline, each with the exact CPO and the rate at the card's volume
+    (CPO × volume, unrounded); a line without a rate has a reason and no figure. The card's
+    JSON `lines` are the same rows."""
     import csv
 
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
+    if json_rows is not None:
+        spelled = [{k: "" if v is None else str(v) for k, v in r.items()} for r in json_rows]
+        same = spelled == rows
+        record(
+            "matched" if same else "mismatched",
+            "rate card json lines",
+            f"{path.with_suffix('.json').name} lines {'equal' if same else 'differ from'} the "
+            f"{len(rows)} rows of {path.name}",
+        )
     for row in rows:
         wid, label = row["workload"], row["line"]
-        want = lines.get(wid, {}).get(label)
         where = f"{path.name} {wid} {label}"
+        if label == "reference":
+            cell = shown.get(wid, {}).get((row["model"], row["mode"]))
+            cpo = None if cell is None or row["reason"] else cell.get("cpo_usd")
+            if cpo is None:
+                ok = cell is not None and not row["cpo_usd"] and not row["rate_usd"]
+            else:
+                ok = Decimal(row["cpo_usd"]) == Decimal(str(cpo)) and Decimal(
+                    row["rate_usd"]
+                ) == Decimal(str(cpo)) * int(row["volume"])
+            detail = (
+                f"{where} {row['model']}/{row['mode']}: published CPO {row['cpo_usd'] or 'none'}"
+            )
+            record("matched" if ok else "mismatched", "rate card csv line", detail)
+            continue
+        want = lines.get(wid, {}).get(label)
         if want is None:
-            ok = not row["model"] and not row["cpo_usd"]
+            ok = not row["model"] and not row["cpo_usd"] and bool(row.get("reason"))
             detail = f"{where}: published {row['model'] or 'none'}, recomputed none"
         else:
             premium = lines[wid]["frontier_premium"]
@@ -1825,11 +1856,13 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
         site = edition_data.parent.parent
         card = site / f"ratecard-{edition.id}.json"
         if card.exists():
-            doc = {"workloads": _load_json(card)}
+            doc = _load_json(card)
+            if isinstance(doc, list):  # cards built before 2026-12-05: the bare workloads list
+                doc = {"workloads": doc}
             compare_cells(card.name, doc, shown, record)
             lines = compare_lines(card.name, doc, fresh, edition, record, held, reps)
             if card.with_suffix(".csv").exists():
-                check_ratecard_csv(card.with_suffix(".csv"), lines, record)
+                check_ratecard_csv(card.with_suffix(".csv"), lines, shown, record, doc.get("lines"))
     spent = probe_spend(edition_data, edition.pricing)
     if corrected_doc is not None:
         compare_probe_spend("results-corrected.json", current, spent, record)
