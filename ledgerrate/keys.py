@@ -48,8 +48,17 @@ def is_loopback(base_url: str | None) -> bool:
 def key_problem(model_id: str, env: str | None, value: str, base_url: str | None) -> str | None:
     """Why this key cannot be used, in one line, or None when it can.
 
-    A loopback endpoint may run with no key, or any key; a remote one needs a real key.
+    A loopback endpoint may run with no key, or any key; a remote one needs a real key. Either
+    way a key goes into a header, so one holding a character a header cannot carry (a line
+    break from a file exported whole) is refused before any request is made; the line names
+    the variable and never quotes the value.
     """
+    bad = header_problem(value.strip())
+    if bad:
+        return (
+            f"model {model_id!r}: the key in ${env} holds {bad}, which an HTTP header cannot "
+            f"carry; set ${env} to the key alone, on one line"
+        )
     if is_loopback(base_url):
         return None
     if not value.strip():
@@ -62,6 +71,21 @@ def key_problem(model_id: str, env: str | None, value: str, base_url: str | None
             f"real API key (minimum {MIN_KEY_LENGTH}); set the real key, or point base_url at a "
             "loopback server, which needs none"
         )
+    return None
+
+
+def header_problem(value: str) -> str | None:
+    """What in `value` an HTTP header cannot carry, described without quoting it, or None.
+
+    Keys are sent as header values, which RFC 9110 limits to visible ASCII, spaces and tabs;
+    anything else (a line break, a control character, a non-ASCII letter) makes the HTTP
+    client refuse the request with a traceback that quotes the header.
+    """
+    for char in value:
+        if char in "\r\n":
+            return "a line break"
+        if not (char in " \t" or "!" <= char <= "~"):
+            return f"the character U+{ord(char):04X}"
     return None
 
 
