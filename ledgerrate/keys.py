@@ -1,12 +1,14 @@
 """API keys: when one is required, how short it may be, and removing it from text that can hold it.
 
-A key travels only in a request header, so it can come back only where a server or a transport
-quotes what it was sent: error texts, error bodies and URLs. Those are redacted, and nothing
-else is. Rewriting every occurrence of a key everywhere corrupts data as soon as a key is short:
-with the dummy key `x` (local servers take any key), the field `"text"` became
-`"te[redacted]t"` and a model's answer lost its letters. So an occurrence counts only as a whole
-token (never inside a longer run of key characters), field names and model output are never
-touched, and a key too short to be a real credential is refused for remote endpoints.
+A key travels only in a request header, so it comes back only where a server or a transport
+quotes what it was sent: error texts, error bodies and URLs, and, from a debugging proxy or a
+misconfigured gateway, a successful reply. Errors are redacted of any key; the whole of a record
+only of a key of real length (`run/rawlog.seal`). Rewriting every occurrence of a short key
+everywhere corrupts data: with the dummy key `x` (local servers take any key), the field
+`"text"` became `"te[redacted]t"` and a model's answer lost its letters. So an occurrence counts
+only as a whole token (never inside a longer run of key characters), field names are never
+touched, model output only for a key of at least `MIN_KEY_LENGTH` characters, and a key too
+short to be a real credential is refused for remote endpoints.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ request is ours to fix, so the run stops instead of counting it against the mode
 string in an error that leaves an adapter (its text, the error body, a transport message
 quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
 `request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
-traceback. A successful reply is the model's output and is kept byte for byte: it cannot hold
-the key, which is sent only in a header.
+traceback. A successful reply is the model's output and leaves the adapter byte for byte; if a
+proxy echoed the key into it, `run/rawlog.seal` removes it before anything is written. A request
+that never reached a server (refused, DNS, TLS) is `Unreachable`, with its own remedy.
 """
 
 from __future__ import annotations
