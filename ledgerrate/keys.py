@@ -1,12 +1,14 @@
 """API keys: when one is required, how short it may be, and removing it from text that can hold it.
 
-A key travels only in a request header, so it can come back only where a server or a transport
-quotes what it was sent: error texts, error bodies and URLs. Those are redacted, and nothing
-else is. Rewriting every occurrence of a key everywhere corrupts data as soon as a key is short:
-with the dummy key `x` (local servers take any key), the field `"text"` became
-`"te[redacted]t"` and a model's answer lost its letters. So an occurrence counts only as a whole
-token (never inside a longer run of key characters), field names and model output are never
-touched, and a key too short to be a real credential is refused for remote endpoints.
+A key travels only in a request header, so it comes back only where a server or a transport
+quotes what it was sent: error texts, error bodies and URLs, and, from a debugging proxy or a
+misconfigured gateway, a successful reply. Errors are redacted of any key; the whole of a record
+only of a key of real length (`run/rawlog.seal`). Rewriting every occurrence of a short key
+everywhere corrupts data: with the dummy key `x` (local servers take any key), the field
+`"text"` became `"te[redacted]t"` and a model's answer lost its letters. So an occurrence counts
+only as a whole token (never inside a longer run of key characters), field names are never
+touched, model output only for a key of at least `MIN_KEY_LENGTH` characters, and a key too
+short to be a real credential is refused for remote endpoints.
 """
 
 from __future__ import annotations
@@ -48,8 +50,17 @@ def is_loopback(base_url: str | None) -> bool:
 def key_problem(model_id: str, env: str | None, value: str, base_url: str | None) -> str | None:
     """Why this key cannot be used, in one line, or None when it can.
 
-    A loopback endpoint may run with no key, or any key; a remote one needs a real key.
+    A loopback endpoint may run with no key, or any key; a remote one needs a real key. Either
+    way a key goes into a header, so one holding a character a header cannot carry (a line
+    break from a file exported whole) is refused before any request is made; the line names
+    the variable and never quotes the value.
     """
+    bad = header_problem(value.strip())
+    if bad:
+        return (
+            f"model {model_id!r}: the key in ${env} holds {bad}, which an HTTP header cannot "
+            f"carry; set ${env} to the key alone, on one line"
+        )
     if is_loopback(base_url):
         return None
     if not value.strip():
@@ -62,6 +73,21 @@ def key_problem(model_id: str, env: str | None, value: str, base_url: str | None
             f"real API key (minimum {MIN_KEY_LENGTH}); set the real key, or point base_url at a "
             "loopback server, which needs none"
         )
+    return None
+
+
+def header_problem(value: str) -> str | None:
+    """What in `value` an HTTP header cannot carry, described without quoting it, or None.
+
+    Keys are sent as header values, which RFC 9110 limits to visible ASCII, spaces and tabs;
+    anything else (a line break, a control character, a non-ASCII letter) makes the HTTP
+    client refuse the request with a traceback that quotes the header.
+    """
+    for char in value:
+        if char in "\r\n":
+            return "a line break"
+        if not (char in " \t" or "!" <= char <= "~"):
+            return f"the character U+{ord(char):04X}"
     return None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ledgerrate.cost import call_cost, estimate_usage
 from ledgerrate.hashing import sha256_json
+from ledgerrate.keys import header_problem
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -83,7 +84,13 @@ def api_key(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str:
         raise JudgeUnavailable(
             f"judge {spec.id!r}: environment variable {spec.api_key_env} is not set"
         )
-    return key
+    bad = header_problem(key.strip())
+    if bad:
+        raise JudgeUnavailable(
+            f"judge {spec.id!r}: the key in ${spec.api_key_env} holds {bad}, which an HTTP "
+            f"header cannot carry; set ${spec.api_key_env} to the key alone, on one line"
+        )
+    return key.strip()
 
 
 def judge_family_overlap(manifest: EditionManifest) -> list[str]:

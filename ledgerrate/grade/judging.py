@@ -30,6 +30,8 @@ from ledgerrate.grade.judge import (
     judge_spec,
     sensitivity_sample,
 )
+from ledgerrate.hashing import canonical_json
+from ledgerrate.keys import MIN_KEY_LENGTH, redact
 from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError, Provider
 from ledgerrate.run.limits import Limits, RetryPolicy, call_limited, with_retries
@@ -207,8 +209,11 @@ def run_judges(
 
             return complete
 
-        provider = make_provider(spec1, http, api_key(spec1))
+        key1 = api_key(spec1)
+        provider = make_provider(spec1, http, key1)
         provider2 = make_provider(second[0], http, second[1]) if second is not None else None
+        # A judge behind an echoing proxy can quote its key in the verdict it sends back.
+        keys = [k for k in (key1, second[1] if second else "") if len(k) >= MIN_KEY_LENGTH]
 
         async def one(job: JudgeJob) -> None:
             key = f"{job.run.workload}/{job.run.model}/{job.run.mode}"
@@ -222,6 +227,12 @@ def run_judges(
                 if other is not None:
                     job.block = job.block.model_copy(update={"second_opinion": other})
                     summary.second_opinions += 1
+            if keys and job.block is not None:
+                dumped = job.block.model_dump(mode="json")
+                clean = redact(dumped, keys)
+                if clean != dumped:
+                    job.block = JudgeBlock.model_validate_json(canonical_json(clean))
+            job.error = redact(job.error, keys) if job.error else job.error
             spent = job.block.cost.total_usd if job.block is not None else Decimal(0)
             if job.block is not None and job.block.second_opinion is not None:
                 spent += job.block.second_opinion.cost.total_usd

@@ -88,6 +88,12 @@ class TimedOut(InfraError):
     times per item, since a call that is slow once is usually slow again."""
 
 
+class Unreachable(InfraError):
+    """The request never reached a server: nothing listening, a name that does not resolve, a
+    TLS handshake that failed. Infrastructure (re-run), but reported with its own cause and
+    remedy, since raising a timeout or waiting longer fixes none of these."""
+
+
 class RateLimited(InfraError):
     """429: the scheduler lowers the provider's concurrency and honours Retry-After."""
 

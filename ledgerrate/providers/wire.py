@@ -8,8 +8,9 @@ request is ours to fix, so the run stops instead of counting it against the mode
 string in an error that leaves an adapter (its text, the error body, a transport message
 quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
 `request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
-traceback. A successful reply is the model's output and is kept byte for byte: it cannot hold
-the key, which is sent only in a header.
+traceback. A successful reply is the model's output and leaves the adapter byte for byte; if a
+proxy echoed the key into it, `run/rawlog.seal` removes it before anything is written. A request
+that never reached a server (refused, DNS, TLS) is `Unreachable`, with its own remedy.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ import datetime as dt
 import functools
 import json
 import math
+import socket
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -35,6 +39,7 @@ from ledgerrate.providers.base import (
     ProviderError,
     RateLimited,
     TimedOut,
+    Unreachable,
 )
 from ledgerrate.providers.context import overflow
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
@@ -243,10 +248,13 @@ async def post_json(
             response = await client.post(
                 _parsed(url), json=body, headers=headers, timeout=timeout_s
             )
-    except (TimeoutError, httpx.TimeoutException):
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        # aiohttp's transport reports a refused connection as a connect *timeout*: told to raise
+        # timeout_s, the operator of a server that is not running would look the wrong way.
+        unreachable = not_reached(family, url, exc)
         # Name the setting: a slow self-hosted model needs a larger one, not a retry loop.
         whose = f"models[{model_id}].timeout_s" if model_id else "the model's timeout_s"
-        failure = TimedOut(
+        failure = unreachable or TimedOut(
             f"{family}: no complete response within {timeout_s:g} s; raise {whose} in "
             "edition.yaml if the model is just slow"
         )
@@ -257,7 +265,7 @@ async def post_json(
     except httpx.UnsupportedProtocol as exc:
         failure = ConfigError(f"{family}: base_url is not http(s): {redact(str(exc), [secret])}")
     except httpx.TransportError as exc:
-        failure = InfraError(
+        failure = not_reached(family, url, exc) or InfraError(
             f"{family}: connection failed "
             f"({type(exc).__name__}: {clip(redact(str(exc), [secret]))})"
         )
@@ -285,6 +293,47 @@ async def post_json(
             f"{family}: HTTP {status} body is not a JSON object", status=status, raw=raw
         )
     return status, parsed
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and what it was raised from, outermost first (transports wrap the OS's error)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def not_reached(family: str, url: str, exc: BaseException) -> Unreachable | None:
+    """The one-line cause and remedy when the request never reached a server, else None.
+
+    Told apart by the OS or TLS error at the bottom of the transport's exception, since the
+    transports disagree on the outer type (aiohttp's maps a refused connection to a connect
+    timeout). Only the endpoint's scheme, host and path are quoted: no query, no header.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or "?"
+    where = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    chain = _causes(exc)
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return Unreachable(
+            f"{family}: nothing is listening at {where}: is the server running? (connection "
+            "refused; start it, or correct the host and port in base_url)"
+        )
+    if any(isinstance(e, socket.gaierror) for e in chain):
+        return Unreachable(
+            f"{family}: the host name {host!r} of {where} does not resolve (DNS lookup "
+            "failed): correct the host in base_url, or check this machine's network and DNS"
+        )
+    tls = next((e for e in chain if isinstance(e, ssl.SSLError | ssl.CertificateError)), None)
+    if tls is not None:
+        reason = getattr(tls, "reason", None) or type(tls).__name__
+        return Unreachable(
+            f"{family}: the TLS handshake with {host} failed ({reason}) at {where}: use "
+            "http:// in base_url for a server without TLS, or fix the server's certificate"
+        )
+    return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -24,6 +24,7 @@ from ledgerrate.providers.base import (
     ModelError,
     ProviderError,
     TimedOut,
+    Unreachable,
 )
 from ledgerrate.run.calls import Complete, prompt_chars, recorded_call
 from ledgerrate.schema import (
@@ -70,6 +71,8 @@ class Attempt:
     rate_limited: bool = False
     # The call got no complete reply within the model's timeout_s.
     timed_out: bool = False
+    # The request never reached a server (refused, DNS, TLS): the one-line cause and remedy.
+    unreachable: str | None = None
     # Set when the provider refused our configuration (bad key, unknown model): stops the run.
     config_error: ProviderError | None = None
 
@@ -140,6 +143,7 @@ async def _call(
             attempt.retry_after = getattr(exc, "retry_after", None)
             attempt.rate_limited = status == 429 or type(exc).__name__ == "RateLimited"
             attempt.timed_out = isinstance(exc, (TimedOut, httpx.TimeoutException))
+            attempt.unreachable = str(exc) if isinstance(exc, Unreachable) else None
         else:
             attempt.config_error = exc
             attempt.failure = f"config: {exc}"

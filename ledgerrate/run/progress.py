@@ -120,6 +120,8 @@ class CellSummary:
     # Of `missing`: items left after timing out `RetryPolicy.max_timeouts` times.
     timed_out: list[str] = field(default_factory=list)
     timeout_s: float | None = None
+    # The last attempt's cause when the server was never reached (refused, DNS, TLS).
+    unreachable: str | None = None
     # Set when the cell was not run at all, with the one-line reason (e.g. tools dropped).
     refused: str | None = None
     already_complete: bool = False
@@ -189,7 +191,9 @@ class RunSummary:
                 parts.append(f"{c.key} (all {c.items} items: not run, see above)")
             elif c.missing:
                 part = f"{c.key}: {', '.join(sorted(c.missing))}"
-                if c.timed_out:
+                if c.unreachable:
+                    part += f" ({c.unreachable})"
+                elif c.timed_out:
                     limit = f" at {c.timeout_s:g} s" if c.timeout_s is not None else ""
                     part += (
                         f" ({len(c.timed_out)} left after repeated timeouts{limit}: raise "

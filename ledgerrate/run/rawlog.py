@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ledgerrate.hashing import canonical_json
 from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
-from ledgerrate.keys import holds, redact
+from ledgerrate.keys import MIN_KEY_LENGTH, holds, redact
 from ledgerrate.schema import CallRecord, CostBasis, RunRecord, RunStatus, UsageBasis
 
 FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})
@@ -116,26 +116,70 @@ def call_bases(calls: Sequence[CallRecord]) -> tuple[UsageBasis, CostBasis]:
 
 
 def seal(record: RunRecord, secrets: Sequence[str]) -> RunRecord:
-    """The record as it may be written: keys removed from what can quote one back.
+    """The record as it may be written: no key anywhere in it.
 
-    Adapters redact their errors already; this is the second lock, over the same places only:
-    the failure text, each call's error text and the bodies of calls that failed (an error reply
-    or a transport message can echo a key or a URL). Answers, successful replies and field
-    names are the model's and the schema's, never rewritten.
+    Two locks. Error texts and failed calls' bodies lose every key that stands as a token
+    (adapters redact their errors already; a refused key or a transport message can quote one).
+    Then a key long enough to be a real credential (`MIN_KEY_LENGTH`) is removed from every
+    string of the record, answers and successful replies included: a debugging proxy or a
+    misconfigured gateway echoes the caller's headers in a 200 reply, and the model's answer
+    can quote them. Such a record is marked `redacted`, and it is the redacted answer that is
+    graded. A short dummy key (`x` on a loopback server) is never looked for in answers, where
+    it would eat letters.
     """
     if not secrets:
         return record
     changes: dict[str, Any] = {}
     if record.failure and holds(record.failure, secrets):
         changes["failure"] = redact(record.failure, secrets)
-    calls = [seal_call(c, secrets) for c in record.calls]
+    calls = [_seal_errors(c, secrets) for c in record.calls]
     if any(new is not old for new, old in zip(calls, record.calls, strict=True)):
         changes["calls"] = calls
-    return record.model_copy(update=changes) if changes else record
+    sealed = record.model_copy(update=changes) if changes else record
+    return _redact_everywhere(sealed, secrets)
 
 
 def seal_call(call: CallRecord, secrets: Sequence[str]) -> CallRecord:
-    """One call as it may be written: its error text and a failed call's body without keys."""
+    """One call as it may be written (the tools probe's calls): as `seal`, for one call."""
+    if not secrets:
+        return call
+    return _redact_everywhere(_seal_errors(call, secrets), secrets)
+
+
+M = TypeVar("M", RunRecord, CallRecord)
+
+
+def _redact_everywhere(record: M, secrets: Sequence[str]) -> M:
+    """`record` with every real-length key removed from every string value, marked redacted.
+
+    Worked on the JSON form that is written, so what is checked is what would be published;
+    field names are the schema's and never change.
+    """
+    real = [s for s in secrets if len(s) >= MIN_KEY_LENGTH]
+    if not real:
+        return record
+    # A key's characters are never escaped in JSON (a key with a quote or a backslash, which
+    # would be, skips this), so one absent from pydantic's compiled dump is absent from every
+    # string: the common case costs one fast dump, not a walk.
+    if not any('"' in s or "\\" in s for s in real):
+        dumped = record.model_dump_json()
+        if not any(s in dumped for s in real):
+            return record
+    data = record.model_dump(mode="json")
+    clean = redact(data, real)
+    if clean == data:
+        return record
+    clean["redacted"] = True
+    if isinstance(record, RunRecord):
+        # Each call that held the key is marked too, so a reader of one call sees it.
+        for before, after in zip(data["calls"], clean["calls"], strict=True):
+            if after != before:
+                after["redacted"] = True
+    return type(record).model_validate_json(canonical_json(clean))
+
+
+def _seal_errors(call: CallRecord, secrets: Sequence[str]) -> CallRecord:
+    """One call's error text and a failed call's body without any key, however short."""
     failed = call.error is not None or call.http_status is None or call.http_status >= 300
     changes: dict[str, Any] = {}
     if call.error and holds(call.error, secrets):

@@ -367,6 +367,8 @@ class Runner:
             cell.summary.infra_excluded += 1
             note = f"{cell.summary.infra_excluded} infra-excluded"
             self.progress.spent(cell.key, record.cost.total_usd, note)
+            if attempt is not None and attempt.unreachable:
+                cell.summary.unreachable = attempt.unreachable
             if attempt is not None and attempt.timed_out:
                 timeouts += 1
                 if timeouts >= self.retry.max_timeouts:

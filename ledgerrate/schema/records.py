@@ -103,6 +103,13 @@ class CallRecord(Strict):
     """Whether usage was reported by the provider or estimated."""
     cost: Cost = Field(default_factory=Cost)
     """Cost of this call at the frozen prices."""
+    redacted: bool = Field(
+        default=False,
+        description="The provider sent back an API key (an echoing proxy or gateway), and every "
+        "occurrence of it in this call was replaced by `[redacted]` before it was written.",
+        # Left out when false, so records with nothing to redact keep their bytes.
+        exclude_if=lambda v: not v,
+    )
 
 
 class ToolResult(Strict):
@@ -253,6 +260,14 @@ class RunRecord(Strict):
         description="Ingested records only: the harness and log it was read from "
         "(`ledgerrate ingest`).",
         exclude_if=lambda v: v is None,
+    )
+    redacted: bool = Field(
+        default=False,
+        description="A provider sent back an API key (an echoing proxy or gateway), and every "
+        "occurrence of it in this record (answer, steps, raw responses, tool state) was "
+        "replaced by `[redacted]` before it was written; the answer graded is the redacted one.",
+        # Left out when false, so records with nothing to redact keep their bytes.
+        exclude_if=lambda v: not v,
     )
 
     @model_validator(mode="after")

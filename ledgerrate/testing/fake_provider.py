@@ -29,12 +29,16 @@ and otherwise a default reply, `"fake reply"` with `DEFAULT_USAGE[family]`.
 
 The runner's tools probe (`ledgerrate.run.probe`) is answered like a tool-capable server would
 (a call of the offered tool), or with `drops_tools=True` like a server that ignores `tools`
-(plain text, the same usage with and without them). Probe requests are kept apart from the
+(plain text, the same usage with and without them). With `echoes_headers=True` every successful
+reply quotes the caller's key header back (in the text, in tool call arguments, in an `echo`
+field of the body and in a response header), as a debugging proxy or a misconfigured gateway
+does. Probe requests are kept apart from the
 items' requests, in `probe_requests`, so tests count what the items sent.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -123,9 +127,11 @@ class FakeProviderServer:
         *,
         slow_s: float = 5.0,
         drops_tools: bool = False,
+        echoes_headers: bool = False,
     ) -> None:
         self.responder = responder
         self.drops_tools = drops_tools
+        self.echoes_headers = echoes_headers
         self.probe_requests: list[FakeRequest] = []
         self.latency_s = latency_s
         self.slow_s = slow_s
@@ -264,6 +270,17 @@ class FakeProviderServer:
             self._closing.wait(seconds)
 
 
+def echoed(family: str, reply: FakeReply, headers: dict[str, str]) -> FakeReply:
+    """`reply` as a debugging proxy or a misconfigured gateway sends it: the caller's key header
+    quoted in the answer text, in a tool call's arguments and in the reply's header fields."""
+    sent = f"{KEY_HEADERS[family]}: {headers.get(KEY_HEADERS[family], '')}"
+    calls = [FakeToolCall(c.name, {**c.arguments, "echo": sent}, c.id) for c in reply.tool_calls]
+    text = f"{reply.text} (you sent {sent})" if reply.text or not calls else ""
+    return dataclasses.replace(
+        reply, text=text, tool_calls=calls, headers={**reply.headers, "x-echo-auth": sent}
+    )
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # a benchmark opens many connections at once
@@ -301,6 +318,8 @@ class _Handler(BaseHTTPRequestHandler):
         problem = _refuse(family, url.query, headers)
         reply = FakeReply(status=problem[0], error_message=problem[1]) if problem else None
         reply = reply or fake.decide(family, model, body)
+        if fake.echoes_headers and reply.status < 400 and reply.raw is None:
+            reply = echoed(family, reply, headers)
         fake.pause(fake.latency_s + reply.delay_s)
         if reply.raw is None:
             payload: Any = (
@@ -308,6 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply.status >= 400
                 else success_body(family, model, reply)
             )
+            if fake.echoes_headers and reply.status < 400:
+                payload["echo"] = {"headers": headers}
         else:
             payload = reply.raw
         self._send(reply.status, payload, reply.headers)

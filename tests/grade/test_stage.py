@@ -12,6 +12,7 @@ from ledgerrate.grade.stage import grade_edition, latest_grades, reproduction_gr
 from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord, Outcome
 from ledgerrate.testing.fake_provider import FakeProviderServer
+from ledgerrate.testing.fake_shapes import FakeReply
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
 from tests.grade.gradekit import (
@@ -266,3 +267,27 @@ def test_unusable_judge_reply_stays_pending_with_its_spend(
         (run.run_id, 1, Outcome.pending_judge),
         (run.run_id, 2, Outcome.passed),
     ]
+
+
+def test_a_judge_key_quoted_back_in_a_verdict_never_reaches_the_grades(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A judge behind a proxy that echoes the caller's headers: its key comes back in the
+    # verdict's own text. The grade is still recorded, with the key replaced.
+    key = "sk-judge-echo-" + "j" * 24
+    monkeypatch.setenv(JUDGE_KEY_ENV, key)
+
+    def echoing(family: str, body: dict) -> FakeReply:
+        verdict = {"clarity": 5, "cause_attribution": 5, "rationale": f"you sent Bearer {key}"}
+        return FakeReply(text=json.dumps(verdict))
+
+    with FakeProviderServer(responder=echoing, echoes_headers=True) as fake:
+        ed = make_edition(tmp_path, fake.base_url("openai"), judge_family="neutral")
+        item = ed.dataset(VARIANCE).items[0]
+        run = ed.add_run(VARIANCE, "alpha", "single-shot", item.id, variance.reference_answer(item))
+        grade_edition(ed.root, lookup=lookup)
+    path = ed.paths.grades(VARIANCE, "alpha", "single-shot")
+    assert key not in path.read_text()
+    record = by_run(grades(ed, VARIANCE, "alpha", "single-shot"))[run.run_id]
+    assert record.judge is not None and record.judge.rationale == "you sent Bearer [redacted]"
+    assert record.outcome == Outcome.passed

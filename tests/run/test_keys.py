@@ -94,3 +94,43 @@ def test_short_key_for_a_remote_endpoint_is_refused_in_one_line(
     (line,) = caught.value.args
     assert "TOY_API_KEY" in line and "shorter than any real API key" in line
     assert not (root / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("sk-" + "a" * 30 + "\nsk-" + "b" * 30, "a line break"),
+        ("sk-" + "a" * 30 + "\x07", "the character U+0007"),
+        ("sk-" + "é" * 30, "the character U+00E9"),
+    ],
+)
+@pytest.mark.parametrize("base_url", [None, "https://api.example.test/v1"])
+def test_key_a_header_cannot_carry_is_refused_before_any_request(
+    edition_factory, lookup, monkeypatch, value: str, what: str, base_url: str | None
+) -> None:
+    # An export of a file with two lines: httpx would die on the header with a long traceback
+    # quoting the key; the run must refuse in one line, name the variable, never the value.
+    monkeypatch.setenv("TOY_API_KEY", value)
+    extra = {"base_url": base_url} if base_url else {}
+    root = registered(edition_factory, lookup, models=[model("m1", **extra)])
+    keys: list[str] = []
+    with pytest.raises(UsageProblem) as caught:
+        _run(root, lookup, _factory(keys))
+    (line,) = caught.value.args
+    assert "\n" not in line
+    assert "$TOY_API_KEY" in line and what in line and "header" in line
+    assert "a" * 30 not in line and "é" not in line
+    assert keys == []
+    assert not (root / "runs").exists()
+
+
+def test_judge_key_with_a_line_break_is_refused_in_one_line() -> None:
+    from ledgerrate.grade.judge import JudgeUnavailable, api_key
+
+    spec = ModelSpec.model_validate(
+        {**model("j1"), "api_key_env": "JUDGE_KEY", "base_url": "https://api.example.test/v1"}
+    )
+    with pytest.raises(JudgeUnavailable) as caught:
+        api_key(spec, {"JUDGE_KEY": "sk-" + "a" * 30 + "\r\nX-Evil: 1"})
+    assert "$JUDGE_KEY" in str(caught.value) and "line break" in str(caught.value)
+    assert "X-Evil" not in str(caught.value)
