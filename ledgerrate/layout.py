@@ -107,6 +107,11 @@ class EditionPaths:
         return self.root.parent / INDEX_NAME
 
     @property
+    def bundled_index(self) -> Path:
+        """The publication chain inside an evidence bundle, beside the edition's files."""
+        return self.root / INDEX_NAME
+
+    @property
     def datasets_dir(self) -> Path:
         return self.root / DATASETS
 

@@ -142,7 +142,7 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
                     timed.append(Timed(call.started_at, call.latency_s))
                     where.append((log, run.run_id, index))
     # The tools probe before each `run` asks the same server too.
-    probes = paths.root / "probes" / f"{model}.jsonl"
+    probes = paths.probes(model)
     for probe in read_jsonl(probes, ProbeRecord) if probes.exists() else []:
         for index, call in enumerate(probe.calls):
             timed.append(Timed(call.started_at, call.latency_s))

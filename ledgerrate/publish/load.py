@@ -225,6 +225,6 @@ def load_editions(
     found = [
         load_edition(child, results_fn, cache)
         for child in sorted(editions_dir.iterdir())
-        if (child / "edition.yaml").is_file()
+        if EditionPaths(child).manifest.is_file()
     ]
     return sorted(found, key=lambda e: (e.manifest.date, e.id))

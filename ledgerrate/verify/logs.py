@@ -96,7 +96,7 @@ def check_run_logs(
     logs = logs if logs is not None else EditionLogs.read(paths.root)
     cells = registered_cells(manifest, registration, lookup)
     expected_logs = {paths.runs(*cell) for cell in cells}
-    for log in sorted((paths.root / "runs").rglob("*.jsonl")):
+    for log in sorted(paths.runs_dir.rglob("*.jsonl")):
         report.expect(
             LOGS,
             log in expected_logs,
