@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ledgerrate.hashing import canonical_json
 from ledgerrate.io import FileProblem, load_model
@@ -49,12 +48,6 @@ def derived_run_id(record: RunRecord) -> str:
     ]
     key = canonical_json(fields if record.kind == "registered" else [record.kind, *fields])
     return "r-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-
-
-@dataclass(frozen=True)
-class _Seen:
-    line: int
-    run_id: str
 
 
 def registered_cells(
