@@ -25,6 +25,7 @@ from rich.console import Console
 from throwaway import register_throwaway
 
 from ledgerrate.io import read_yaml, write_yaml
+from ledgerrate.layout import EditionPaths, cell_log_files
 from ledgerrate.run import bodies
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.testing.fake_provider import FakeProviderServer
@@ -95,10 +96,11 @@ def main() -> None:
             show_progress=False,
         )
         took = time.perf_counter() - started
-        logs = sorted((root / "runs").glob("*/*/*.jsonl"))
+        paths = EditionPaths(root)
+        logs = cell_log_files(paths.runs_dir)
         records = sum(p.read_bytes().count(b"\n") for p in logs)
         log_bytes = sum(p.stat().st_size for p in logs)
-        body_files = list((root / bodies.FOLDER).glob("*.txt"))
+        body_files = list(paths.bodies_dir.glob("*.txt"))
         body_bytes = sum(p.stat().st_size for p in body_files)
         whole_bytes = sum(len(bodies.whole_log_bytes(p, root)) for p in logs)
     stored = (log_bytes + body_bytes) / records

@@ -8,30 +8,32 @@ from __future__ import annotations
 
 import re
 
+from ledgerrate import layout
+
 BUNDLE_NAME = re.compile(
     r"^ledgerrate-evidence-(?P<edition>[A-Za-z0-9._-]+)-(?P<sha>[0-9a-f]{64})\.tar\.gz$"
 )
 INCLUDED_TOP = (
-    "edition.yaml",
-    "pricing.yaml",
-    "registration.json",
-    "seeds.json",
-    "seeds.escrow.age",
-    "seeds-lost.json",
-    "results.json",
-    "results-current.json",
-    "errata.yaml",
-    "published.json",
+    layout.MANIFEST,
+    layout.PRICING,
+    layout.REGISTRATION,
+    layout.SEEDS,
+    layout.SEED_ESCROW,
+    layout.SEEDS_LOST,
+    layout.RESULTS,
+    layout.RESULTS_CURRENT,
+    layout.ERRATA,
+    layout.PUBLISHED,
 )
 INCLUDED_DIRS = (
-    "datasets",
-    "runs",
-    "bodies",
-    "probes",
-    "grades",
-    "spotchecks",
-    "reproductions",
-    "incidents",
+    layout.DATASETS,
+    layout.RUNS,
+    layout.BODIES,
+    layout.PROBES,
+    layout.GRADES,
+    layout.SPOTCHECKS,
+    layout.REPRODUCTIONS,
+    layout.INCIDENTS,
 )
 STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"

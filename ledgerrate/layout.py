@@ -1,11 +1,46 @@
-"""Where an edition's files live (ARCHITECTURE.md §4). Paths only: no I/O here."""
+"""Where an edition's files live (ARCHITECTURE.md §4): the one place that spells an edition's
+file and folder names. Paths only: nothing here reads or writes a file; the listings below
+(`cell_log_files`, `spotcheck_flag_files`, …) read folder names, never file contents."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 PRIVATE_ROOT_ENV = "LEDGERRATE_PRIVATE_DIR"
+
+# Names relative to the edition folder. They are also the names the sealed documents record
+# (published.json's `files`, the errata's `files`, publications.jsonl's sealed bytes), so they
+# never change.
+MANIFEST: Final = "edition.yaml"
+PRICING: Final = "pricing.yaml"
+REGISTRATION: Final = "registration.json"
+SEEDS: Final = "seeds.json"
+SEED_ESCROW: Final = "seeds.escrow.age"
+SEEDS_LOST: Final = "seeds-lost.json"
+SEED_RECIPIENTS: Final = "seed-recipients.txt"
+ERRATA: Final = "errata.yaml"
+PUBLISHED: Final = "published.json"
+# The sealed figures, written once at first publication and never over.
+RESULTS: Final = "results.json"
+# The figures as corrected by errata, beside the sealed `results.json`.
+RESULTS_CURRENT: Final = "results-current.json"
+# The publication chain of every edition, one line per publication or erratum; it lives beside
+# the edition folders (inside an evidence bundle, beside the edition's files).
+INDEX_NAME: Final = "publications.jsonl"
+
+DATASETS: Final = "datasets"
+RUNS: Final = "runs"
+GRADES: Final = "grades"
+BODIES: Final = "bodies"
+PROBES: Final = "probes"
+REPRODUCTIONS: Final = "reproductions"
+SPOTCHECKS: Final = "spotchecks"
+INCIDENTS: Final = "incidents"
+
+SPOTCHECK_FLAGS_SUFFIX: Final = ".flags.json"
 
 
 @dataclass(frozen=True)
@@ -18,71 +53,151 @@ class EditionPaths:
 
     @property
     def manifest(self) -> Path:
-        return self.root / "edition.yaml"
+        return self.root / MANIFEST
 
     @property
     def pricing(self) -> Path:
-        return self.root / "pricing.yaml"
+        return self.root / PRICING
 
     @property
     def registration(self) -> Path:
-        return self.root / "registration.json"
+        return self.root / REGISTRATION
 
     @property
     def seeds(self) -> Path:
         """Released seeds (published); absent while withheld."""
-        return self.root / "seeds.json"
+        return self.root / SEEDS
 
     @property
     def seed_escrow(self) -> Path:
         """The private seeds encrypted to the operators' keys at registration (committed)."""
-        return self.root / "seeds.escrow.age"
+        return self.root / SEED_ESCROW
 
     @property
     def seeds_lost(self) -> Path:
         """The sealed statement that the seeds can no longer be opened; absent unless lost."""
-        return self.root / "seeds-lost.json"
+        return self.root / SEEDS_LOST
 
     @property
     def seed_recipients(self) -> Path:
         """Optional age recipients file (public keys) the edition's seeds are escrowed to."""
-        return self.root / "seed-recipients.txt"
+        return self.root / SEED_RECIPIENTS
 
     @property
     def errata(self) -> Path:
-        return self.root / "errata.yaml"
+        return self.root / ERRATA
 
     @property
     def published(self) -> Path:
-        return self.root / "published.json"
+        return self.root / PUBLISHED
+
+    @property
+    def results(self) -> Path:
+        """The figures sealed at first publication."""
+        return self.root / RESULTS
+
+    @property
+    def results_current(self) -> Path:
+        """The figures as corrected by errata; absent until an erratum corrects a figure."""
+        return self.root / RESULTS_CURRENT
+
+    @property
+    def index(self) -> Path:
+        """The publication chain beside the edition folder (`editions/publications.jsonl`)."""
+        return self.root.parent / INDEX_NAME
+
+    @property
+    def bundled_index(self) -> Path:
+        """The publication chain inside an evidence bundle, beside the edition's files."""
+        return self.root / INDEX_NAME
+
+    @property
+    def datasets_dir(self) -> Path:
+        return self.root / DATASETS
 
     def card(self, workload: str) -> Path:
-        return self.root / "datasets" / workload / "card.json"
+        return self.datasets_dir / workload / "card.json"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / RUNS
 
     def runs(self, workload: str, model: str, mode: str) -> Path:
-        return self.root / "runs" / workload / model / f"{mode}.jsonl"
+        return self.runs_dir / workload / model / f"{mode}.jsonl"
+
+    @property
+    def grades_dir(self) -> Path:
+        return self.root / GRADES
 
     def grades(self, workload: str, model: str, mode: str) -> Path:
-        return self.root / "grades" / workload / model / f"{mode}.jsonl"
+        return self.grades_dir / workload / model / f"{mode}.jsonl"
+
+    @property
+    def bodies_dir(self) -> Path:
+        """Long request strings stored once by sha256 and referenced from the run records."""
+        return self.root / BODIES
+
+    def body(self, digest: str) -> Path:
+        return self.bodies_dir / f"{digest}.txt"
+
+    @property
+    def spotchecks_dir(self) -> Path:
+        return self.root / SPOTCHECKS
 
     def spotcheck(self, workload: str) -> Path:
-        return self.root / "spotchecks" / f"{workload}.csv"
+        return self.spotchecks_dir / f"{workload}.csv"
 
     def spotcheck_sample(self, workload: str) -> Path:
-        return self.root / "spotchecks" / f"{workload}.sample.json"
+        return self.spotchecks_dir / f"{workload}.sample.json"
+
+    def spotcheck_regrade(self, workload: str) -> Path:
+        """The hand-regrade form of the cells the spot-check flagged."""
+        return self.spotchecks_dir / f"{workload}.regrade.csv"
+
+    def spotcheck_flags(self, workload: str) -> Path:
+        return self.spotchecks_dir / f"{workload}{SPOTCHECK_FLAGS_SUFFIX}"
+
+    def spotcheck_flag_files(self) -> dict[str, Path]:
+        """Each workload's spot-check flags file, by workload (sorted by file name)."""
+        found = sorted(self.spotchecks_dir.glob(f"*{SPOTCHECK_FLAGS_SUFFIX}"))
+        return {path.name[: -len(SPOTCHECK_FLAGS_SUFFIX)]: path for path in found}
+
+    @property
+    def probes_dir(self) -> Path:
+        return self.root / PROBES
 
     def probes(self, model: str) -> Path:
         """Tool probes of a model (infrastructure spend, outside every cell)."""
-        return self.root / "probes" / f"{model}.jsonl"
+        return self.probes_dir / f"{model}.jsonl"
+
+    @property
+    def reproductions_dir(self) -> Path:
+        return self.root / REPRODUCTIONS
 
     def reproductions(self, workload: str, model: str, mode: str) -> Path:
-        return self.root / "reproductions" / workload / model / f"{mode}.jsonl"
+        return self.reproductions_dir / workload / model / f"{mode}.jsonl"
+
+    @property
+    def reproduction_grades_dir(self) -> Path:
+        """Grades of reproductions, kept apart so they are never pooled with registered runs."""
+        return self.reproductions_dir / GRADES
+
+    def reproduction_grades(self, workload: str, model: str, mode: str) -> Path:
+        return self.reproduction_grades_dir / workload / model / f"{mode}.jsonl"
+
+    @property
+    def incidents_dir(self) -> Path:
+        return self.root / INCIDENTS
 
     @property
     def private_seeds(self) -> Path:
         """Seeds of an unreleased edition: outside the published tree, gitignored."""
-        import os
-
         base = os.environ.get(PRIVATE_ROOT_ENV)
         root = Path(base) if base else self.root.parent.parent / "private"
-        return root / self.id / "seeds.json"
+        return root / self.id / SEEDS
+
+
+def cell_log_files(folder: Path) -> list[Path]:
+    """The logs `folder/<workload>/<model>/<mode>.jsonl` (runs, grades, reproductions, …),
+    sorted by path."""
+    return sorted(folder.glob("*/*/*.jsonl"))

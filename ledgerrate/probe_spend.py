@@ -20,7 +20,7 @@ from ledgerrate.schema.records import ProbeRecord
 
 def read_probes(paths: EditionPaths) -> dict[str, list[ProbeRecord]]:
     """Every probe record of the edition, by the model probed (sorted by model)."""
-    folder = paths.root / "probes"
+    folder = paths.probes_dir
     found: dict[str, list[ProbeRecord]] = {}
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
         found[path.stem] = read_jsonl(path, ProbeRecord)

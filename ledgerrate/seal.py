@@ -28,14 +28,11 @@ from pathlib import Path
 
 from ledgerrate.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
 from ledgerrate.io import FileProblem, append_jsonl, load_model, parse_model, read_text
+from ledgerrate.layout import RESULTS, RESULTS_CURRENT, EditionPaths
 from ledgerrate.schema import ErrataFile, Erratum, PublicationEntry, SealedErratum, SealedFile
 
-INDEX_NAME = "publications.jsonl"
 DOMAIN = "ledgerrate-publication-v1"
 MAX_INDEX_BYTES = 16_000_000
-RESULTS = "results.json"
-# The figures as corrected by errata: written beside the sealed results.json, never over it.
-RESULTS_CURRENT = "results-current.json"
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ def chain(published_sha: str, errata: Sequence[Erratum]) -> list[str]:
 
 
 def published_sha(edition_dir: Path) -> str | None:
-    path = Path(edition_dir) / "published.json"
+    path = EditionPaths(Path(edition_dir)).published
     return sha256_file(path) if path.is_file() else None
 
 
@@ -200,7 +197,7 @@ def published_digest(path: Path, size: int | None, name: str) -> str:
 
 def errata_files(root: Path) -> set[str]:
     """Every file the edition's errata name, as sealed (`sealed_name`)."""
-    path = root / "errata.yaml"
+    path = EditionPaths(root).errata
     if not path.exists():
         return set()
     return set(named_files(load_model(ErrataFile, path).entries))

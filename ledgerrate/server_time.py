@@ -33,7 +33,7 @@ import numpy as np
 from ledgerrate.cost import self_hosted_cost
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import iter_jsonl, load_model, read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.layout import RUNS, EditionPaths
 from ledgerrate.schema import (
     AttemptStart,
     CallRecord,
@@ -126,10 +126,11 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
             f"of this edition's local models ({', '.join(local) or 'it has none'})"
         )
     pricing = load_model(PricingTable, paths.pricing)
-    logs = sorted(paths.root.glob(f"runs/*/{model}/*.jsonl"))
-    set_aside = sorted(paths.root.glob(f"incidents/*/runs/*/{model}/*.jsonl"))
-    journals = sorted(paths.root.glob(f"runs/*/{model}/*.started"))
-    journals += sorted(paths.root.glob(f"incidents/*/runs/*/{model}/*.started"))
+    # An incident sets a cell's logs aside under incidents/<id>/runs/, laid out like runs/.
+    logs = sorted(paths.runs_dir.glob(f"*/{model}/*.jsonl"))
+    set_aside = sorted(paths.incidents_dir.glob(f"*/{RUNS}/*/{model}/*.jsonl"))
+    journals = sorted(paths.runs_dir.glob(f"*/{model}/*.started"))
+    journals += sorted(paths.incidents_dir.glob(f"*/{RUNS}/*/{model}/*.started"))
 
     timed: list[Timed] = []
     where: list[tuple[Path, str, int]] = []  # log, run id, call index
@@ -142,7 +143,7 @@ def edition_server_time(edition_dir: Path, model: str) -> EditionTime:
                     timed.append(Timed(call.started_at, call.latency_s))
                     where.append((log, run.run_id, index))
     # The tools probe before each `run` asks the same server too.
-    probes = paths.root / "probes" / f"{model}.jsonl"
+    probes = paths.probes(model)
     for probe in read_jsonl(probes, ProbeRecord) if probes.exists() else []:
         for index, call in enumerate(probe.calls):
             timed.append(Timed(call.started_at, call.latency_s))

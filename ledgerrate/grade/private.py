@@ -16,7 +16,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.grade.anonymise import SECRET_FILE, anon_id, edition_secret
 from ledgerrate.hashing import seed_commitment
 from ledgerrate.io import FileProblem, iter_jsonl, load_model
-from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths
+from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths, cell_log_files
 from ledgerrate.schema import GradeRecord, Registration, SeedFile
 
 
@@ -90,7 +90,7 @@ def _opens(seeds: SeedFile, registration: Registration, edition: str) -> bool:
 
 def judged_records(paths: EditionPaths) -> Iterable[GradeRecord]:
     """Grade records that carry a judge's anonymised id, lazily (the first one is enough)."""
-    for log in sorted((paths.root / "grades").glob("*/*/*.jsonl")):
+    for log in cell_log_files(paths.grades_dir):
         for record in iter_jsonl(log, GradeRecord):
             if record.judge is not None:
                 yield record

@@ -10,7 +10,8 @@ provider, a mode or the judge's verdict.
 for each graded run (the outcome stays the judge's: a human grade checks the judge, and a cell
 that disagrees is regraded in full by hand), and computes judge–human disagreement per cell.
 More than 10% disagreement flags the cell "full manual regrade required"; flags and a
-methodology note are kept in `spotchecks/<workload>.flags.json`, read by `flags_for`.
+methodology note are kept in `spotchecks/<workload>.flags.json`, which
+`ledgerrate/spotcheck_flags.py` reads for the stages that show them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ledgerrate.grade.judge import hooks_for
 from ledgerrate.grade.private import judged_records, private_secret
 from ledgerrate.grade.regrade import apply_regrade, regrade_runs
 from ledgerrate.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
+from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     FlagCell,
     GradeRecord,
@@ -42,6 +44,10 @@ from ledgerrate.schema import (
     SpotcheckFlags,
     SpotcheckSample,
 )
+
+# Re-exported for publish/pages.py, which still imports it from here; the reader lives in
+# ledgerrate/spotcheck_flags.py so that no stage imports the grading stage for it.
+from ledgerrate.spotcheck_flags import methodology_notes as methodology_notes
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 
 SHARE = 0.2  # standard §5.3: at least 20% of judged runs
@@ -50,8 +56,6 @@ FLAG_REGRADE = "full manual regrade required"
 FLAG_REGRADED = "fully regraded by hand: human verdicts replace the judge's"
 COLUMNS = ("anon_id", "workload", "task", "answer", "rubric", "grader", "human_pass", "notes")
 ANSWER_PLACEHOLDER = "(the answer to grade is in the `answer` column)"
-
-Cell = tuple[str, str, str]  # workload, model, mode
 
 
 def sample_size(population: int, share: float = SHARE) -> int:
@@ -148,7 +152,7 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
             run_id for key in cells for run_id in regrade_runs(paths, entry.id, *key.split("/", 1))
         )
         if regrade:
-            forms.append((paths.root / "spotchecks" / f"{entry.id}.regrade.csv", regrade))
+            forms.append((paths.spotcheck_regrade(entry.id), regrade))
         for form, run_ids in forms:
             if _filled(form):
                 continue  # never overwrite graders' work
@@ -317,7 +321,7 @@ def _write_flags(
     tallies: dict[str, list[int]],
     regraded: dict[str, int] | None = None,
 ) -> list[str]:
-    path = root / "spotchecks" / f"{workload}.flags.json"
+    path = EditionPaths(root).spotcheck_flags(workload)
     state = load_model(SpotcheckFlags, path) if path.exists() else SpotcheckFlags()
     lines = []
     for key, (checked, disagree) in sorted(tallies.items()):
@@ -355,23 +359,3 @@ def _write_flags(
                 state.notes.append(note)
     write_json(path, state)
     return lines
-
-
-def flags_for(edition_dir: Path) -> dict[Cell, list[str]]:
-    """Flags per cell (e.g. "full manual regrade required") from every workload's flags file."""
-    found: dict[Cell, list[str]] = {}
-    for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
-        workload = path.name[: -len(".flags.json")]
-        for key, cell in load_model(SpotcheckFlags, path).cells.items():
-            if cell.flags:
-                model, mode = key.split("/", 1)
-                found[(workload, model, mode)] = list(cell.flags)
-    return found
-
-
-def methodology_notes(edition_dir: Path) -> list[str]:
-    """Notes the site shows with the edition's methodology (one per flagged cell)."""
-    notes: list[str] = []
-    for path in sorted((Path(edition_dir) / "spotchecks").glob("*.flags.json")):
-        notes += load_model(SpotcheckFlags, path).notes
-    return notes

@@ -45,7 +45,6 @@ from ledgerrate.grade.judging import GradeSummary, JudgeJob, run_judges
 from ledgerrate.grade.private import grading_secret
 from ledgerrate.grade.regrade import apply_regrade
 from ledgerrate.io import append_jsonl, read_jsonl
-from ledgerrate.layout import EditionPaths
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.schema import (
     Check,
@@ -58,10 +57,6 @@ from ledgerrate.schema import (
 )
 from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
-
-
-def reproduction_grades(paths: EditionPaths, workload: str, model: str, mode: str) -> Path:
-    return paths.root / "reproductions" / "grades" / workload / model / f"{mode}.jsonl"
 
 
 def _record(
@@ -173,7 +168,7 @@ def grade_edition(
                         ),
                         (
                             paths.reproductions(entry.id, spec_model.id, mode),
-                            reproduction_grades(paths, entry.id, spec_model.id, mode),
+                            paths.reproduction_grades(entry.id, spec_model.id, mode),
                         ),
                     )
                     for runs_path, out in logs:

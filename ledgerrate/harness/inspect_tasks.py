@@ -50,6 +50,7 @@ from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.harness.inspect_solver import ledgerrate_agent
 from ledgerrate.harness.metadata import METADATA_KEY, task_name
 from ledgerrate.io import FileProblem
+from ledgerrate.layout import EditionPaths
 from ledgerrate.sampling import differences, edition_settings, settings
 from ledgerrate.schema import Mode, ModelSpec, ProviderFamily
 from ledgerrate.workloads import catalogue
@@ -201,7 +202,7 @@ def edition_task(workload: Workload, edition: str, mode: str | None, model: str 
 
 def _edition_task(workload: Workload, edition: str, mode: str | None, model: str | None) -> Task:
     root = Path(edition)
-    if not (root / "edition.yaml").is_file():
+    if not EditionPaths(root).manifest.is_file():
         raise UsageProblem(
             f"{root}: not an edition folder (no edition.yaml); pass -T edition=<edition folder>"
         )

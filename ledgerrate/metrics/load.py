@@ -15,7 +15,7 @@ import pandas as pd
 
 from ledgerrate.hashing import canonical_json
 from ledgerrate.io import FileProblem, iter_jsonl, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.layout import EditionPaths, cell_log_files
 from ledgerrate.schema import (
     CallRecord,
     EditionManifest,
@@ -173,9 +173,7 @@ def grades_frame(records: Iterable[GradeRecord]) -> pd.DataFrame:
 
 def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> Iterator:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
-    return _filed(
-        ((path, iter_jsonl(path, model)) for path in sorted(folder.glob("*/*/*.jsonl"))), edition
-    )
+    return _filed(((path, iter_jsonl(path, model)) for path in cell_log_files(folder)), edition)
 
 
 def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> Iterator:
@@ -225,7 +223,7 @@ def _probe_spend(paths: EditionPaths, pricing: PricingTable | None) -> list[Prob
         raise FileProblem(
             paths.pricing,
             [
-                f"{paths.pricing}: missing; the tools probes in {paths.root / 'probes'} are priced "
+                f"{paths.pricing}: missing; the tools probes in {paths.probes_dir} are priced "
                 "from it, so restore the edition's frozen price table"
             ],
         )
@@ -234,7 +232,7 @@ def _probe_spend(paths: EditionPaths, pricing: PricingTable | None) -> list[Prob
 
 def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
     """Cell flags from the spot-check stage (e.g. "full manual regrade required")."""
-    from ledgerrate.grade.spotcheck import flags_for
+    from ledgerrate.spotcheck_flags import flags_for
 
     return {key: list(messages) for key, messages in flags_for(root).items()}
 
@@ -260,13 +258,13 @@ def load_inputs(
     manifest, registration, pricing = _load_parts(root)
     paths = EditionPaths(root)
     if run_logs is None:
-        runs = _read_logs(paths.root / "runs", RunRecord, manifest.id)
+        runs = _read_logs(paths.runs_dir, RunRecord, manifest.id)
     else:
-        runs = _filed(cell_logs(paths.root / "runs", run_logs), manifest.id)
+        runs = _filed(cell_logs(paths.runs_dir, run_logs), manifest.id)
     if grade_logs is None:
-        grades = _read_logs(paths.root / "grades", GradeRecord, manifest.id)
+        grades = _read_logs(paths.grades_dir, GradeRecord, manifest.id)
     else:
-        grades = _filed(cell_logs(paths.root / "grades", grade_logs), manifest.id)
+        grades = _filed(cell_logs(paths.grades_dir, grade_logs), manifest.id)
     return EditionInputs(
         root=root,
         manifest=manifest,

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ledgerrate import layout
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
@@ -30,7 +31,7 @@ from ledgerrate.steps import Steps
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 # Files `build` itself writes into an edition (first publication): not inputs of its figures.
-_WRITTEN_BY_BUILD = frozenset({"results.json", "results-current.json", "published.json"})
+_WRITTEN_BY_BUILD = frozenset({layout.RESULTS, layout.RESULTS_CURRENT, layout.PUBLISHED})
 
 
 class WarningLines(logging.Handler):
@@ -114,13 +115,13 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
 
 
 def _manifest(path: Path) -> EditionManifest:
-    return load_model(EditionManifest, path / "edition.yaml")
+    return load_model(EditionManifest, layout.EditionPaths(path).manifest)
 
 
 def edition_dirs(editions: Path) -> list[Path]:
     if not editions.is_dir():
         return []
-    return sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file())
+    return sorted(p for p in editions.iterdir() if layout.EditionPaths(p).manifest.is_file())
 
 
 def _edition_key(cache: BuildCache, path: Path, *, inputs_only: bool) -> str:

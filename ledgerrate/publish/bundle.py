@@ -14,11 +14,12 @@ import tarfile
 from pathlib import Path
 from typing import Protocol
 
-from ledgerrate import __version__, seal
+from ledgerrate import __version__, layout, seal
 from ledgerrate.bundle_format import INCLUDED_DIRS, INCLUDED_TOP, STATEMENT, SUMS
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import HashingFile, load_model
+from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import Registration
 
 
@@ -32,7 +33,7 @@ class Sink(Protocol):
 def index_lines(root: Path) -> bytes:
     """This edition's lines of the index beside it, verbatim (other editions' lines stay out,
     so another edition's publication never changes this bundle's name)."""
-    lines = seal.for_edition(seal.read_index(root.parent / seal.INDEX_NAME), root.name)
+    lines = seal.for_edition(seal.read_index(EditionPaths(root).index), root.name)
     return b"".join(line.raw + b"\n" for line in lines)
 
 
@@ -43,7 +44,7 @@ def _sources(root: Path) -> dict[str, Path | bytes]:
         if (root / name).is_file():
             sources[name] = root / name
     if index := index_lines(root):
-        sources[seal.INDEX_NAME] = index
+        sources[layout.INDEX_NAME] = index
     for folder in INCLUDED_DIRS:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and not path.is_symlink() and not path.name.startswith("."):
@@ -76,10 +77,10 @@ def stream_bundle(root: Path, out: Sink) -> None:
     then for the tar) and must be the same both times."""
     edition = root.name
     sources = _sources(root)
-    if "registration.json" not in sources:
-        raise UsageProblem(f"{root}: not registered; a bundle needs registration.json")
+    if layout.REGISTRATION not in sources:
+        raise UsageProblem(f"{root}: not registered; a bundle needs {layout.REGISTRATION}")
     digests = {name: sha256_bytes(_read(source)) for name, source in sources.items()}
-    registration = load_model(Registration, root / "registration.json")
+    registration = load_model(Registration, EditionPaths(root).registration)
     sources[SUMS] = "".join(f"{d}  {n}\n" for n, d in sorted(digests.items())).encode()
     sources[STATEMENT] = (
         json.dumps(statement(edition, digests, registration), indent=2, sort_keys=True) + "\n"

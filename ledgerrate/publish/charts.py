@@ -104,10 +104,6 @@ def _pyplot() -> Any:
     return matplotlib.pyplot
 
 
-def _as_float(value: Decimal | float | None) -> float | None:
-    return None if value is None else float(value)
-
-
 def _to_svg(fig: plt.Figure, title: str, desc: str) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})

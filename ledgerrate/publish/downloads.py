@@ -35,6 +35,24 @@ from ledgerrate.generate.dataset import build_dataset, stack_versions
 from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.hashing import seed_commitment, sha256_bytes
 from ledgerrate.io import FileProblem, load_model
+from ledgerrate.layout import (
+    ERRATA,
+    GRADES,
+    INDEX_NAME,
+    MANIFEST,
+    PRICING,
+    PROBES,
+    PUBLISHED,
+    REGISTRATION,
+    RESULTS,
+    RESULTS_CURRENT,
+    RUNS,
+    SEED_ESCROW,
+    SEEDS,
+    SEEDS_LOST,
+    EditionPaths,
+    cell_log_files,
+)
 from ledgerrate.publish import corrected
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
@@ -50,27 +68,12 @@ from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 from ledgerrate.schema_export import schema_documents
-from ledgerrate.seal import (
-    INDEX_NAME,
-    RESULTS,
-    RESULTS_CURRENT,
-    for_edition,
-    read_index,
-    sealed_name,
-)
+from ledgerrate.seal import for_edition, read_index, sealed_name
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
-_INPUTS = (
-    "edition.yaml",
-    "pricing.yaml",
-    "registration.json",
-    "errata.yaml",
-    "seeds.json",
-    "seeds.escrow.age",
-    "seeds-lost.json",
-)
+_INPUTS = (MANIFEST, PRICING, REGISTRATION, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
 # Logs published as the gzip of their bytes; an incident's files go out as they are.
-GZIPPED_LOGS = ("runs/", "grades/", "probes/")
+GZIPPED_LOGS = (f"{RUNS}/", f"{GRADES}/", f"{PROBES}/")
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
 GZIP_LEVEL = 6
 # Logs gzipped per worker job: one log takes a few milliseconds, a hand-off about a tenth of one.
@@ -306,9 +309,10 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
 
     Each is the gzip of the log's bytes as written, so that unzipped it is the sealed log; its
     request strings stay in `bodies/`, published beside it (`write_downloads`)."""
-    logs = sorted(
-        [*(root / "runs").glob("*/*/*.jsonl"), *(root / "grades").glob("*/*/*.jsonl")]
-    ) + sorted((root / "probes").glob("*.jsonl"))
+    paths = EditionPaths(root)
+    logs = sorted([*cell_log_files(paths.runs_dir), *cell_log_files(paths.grades_dir)]) + sorted(
+        paths.probes_dir.glob("*.jsonl")
+    )
     keys = [key_of("gzip-raw", GZIP_LEVEL, cache.file_digest(log)) for log in logs]
     found: dict[int, Path | None] = {i: cache.stored("gzip", key) for i, key in enumerate(keys)}
     missing = [i for i, cached in found.items() if cached is None]
@@ -336,15 +340,15 @@ def _sealed_names(root: Path) -> list[str]:
 
 def _seals(root: Path, errata: Sequence[Erratum]) -> dict[str, tuple[str, int, str]]:
     """Name → (sha256, size, what sealed it) of every sealed file: its latest sealed bytes."""
-    path = root / "published.json"
-    if not path.exists():
+    paths = EditionPaths(root)
+    if not paths.published.exists():
         return {}
-    published = load_model(PublishedEdition, path)
+    published = load_model(PublishedEdition, paths.published)
     seals = {
-        name: (digest, published.sizes.get(name, 0), "published.json")
+        name: (digest, published.sizes.get(name, 0), PUBLISHED)
         for name, digest in published.files.items()
     }
-    mine = for_edition(read_index(root.parent / INDEX_NAME), root.name)
+    mine = for_edition(read_index(paths.index), paths.id)
     held = mine[-1].entry.files if mine else None
     for name, sealed in (held or {}).items():
         naming = [e.id for e in errata if name in {sealed_name(n) for n in e.files}]
@@ -382,11 +386,12 @@ def _sealed_results(root: Path) -> bytes | None:
     """The sealed results.json, refused if it is not the bytes published.json seals: it is the
     file the seal and the publication digest refer to, and what `results-corrected.json` quotes
     as published."""
-    path = root / RESULTS
+    paths = EditionPaths(root)
+    path = paths.results
     if not path.exists():
         return None
     data = path.read_bytes()
-    published = root / "published.json"
+    published = paths.published
     if published.exists():
         sealed = load_model(PublishedEdition, published).files.get(RESULTS)
         if sealed is not None and sha256_bytes(data) != sealed:
@@ -433,13 +438,13 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     for name in _INPUTS:
         if (root / name).exists():
             write_plain(dest / name, (root / name).read_bytes())
-    for card in sorted((root / "datasets").glob("*/card.json")):
+    for card in sorted(edition.paths.datasets_dir.glob("*/card.json")):
         write_plain(dest / card.relative_to(root), card.read_bytes())
     for log, cached in _gzipped_logs(root, cache):
         _place(cached, dest / site_name(log.relative_to(root).as_posix()), known)
-    for body in sorted((root / "bodies").glob("*.txt")):
+    for body in sorted(edition.paths.bodies_dir.glob("*.txt")):
         write_plain(dest / body.relative_to(root), body.read_bytes())
-    for sheet in sorted((root / "spotchecks").glob("*.csv")):
+    for sheet in sorted(edition.paths.spotchecks_dir.glob("*.csv")):
         write_plain(dest / sheet.relative_to(root), sheet.read_bytes())
     for incident in edition.incidents:
         for name, download in incident.downloads:
@@ -454,8 +459,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
     write_plain(dest / RESULTS, results_json)
-    if (root / RESULTS_CURRENT).exists():
-        write_plain(dest / RESULTS_CURRENT, (root / RESULTS_CURRENT).read_bytes())
+    if edition.paths.results_current.exists():
+        write_plain(dest / RESULTS_CURRENT, edition.paths.results_current.read_bytes())
     # Its corrected companion (every erratum applied, each withdrawn or changed figure marked)
     # and the figures as CSV: products of the figures shown, the sealed file and the errata,
     # since their indented JSON and pandas frame cost a second per 215-model edition.

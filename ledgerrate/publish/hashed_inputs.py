@@ -163,10 +163,8 @@ def write_hashed_inputs(edition: Edition, dest: Path, cache: BuildCache) -> None
     A cache product keyed by the toolchain and the edition's sealed inputs: reading the
     workloads' sources imports the catalogue (and through it the PDF renderer), which a build
     on a warm cache must not pay for."""
-    inputs = [
-        edition.paths.root / name
-        for name in ("edition.yaml", "pricing.yaml", "registration.json", "errata.yaml")
-    ]
+    paths = edition.paths
+    inputs = [paths.manifest, paths.pricing, paths.registration, paths.errata]
     key = key_of(
         "hashed",
         cache.toolchain(),

@@ -158,8 +158,6 @@ def _examples(
 def _reproductions(
     paths: EditionPaths, manifest: EditionManifest
 ) -> dict[tuple[str, str, str], list[ReproductionSitting]]:
-    from ledgerrate.grade.stage import reproduction_grades
-
     found = {}
     for entry in manifest.workloads:
         for spec in manifest.models:
@@ -167,7 +165,7 @@ def _reproductions(
                 log = paths.reproductions(entry.id, spec.id, mode.value)
                 if not log.exists():
                     continue
-                grades = reproduction_grades(paths, entry.id, spec.id, mode.value)
+                grades = paths.reproduction_grades(entry.id, spec.id, mode.value)
                 rows = reproduction_sittings(
                     read_jsonl(log, RunRecord), read_jsonl(grades, GradeRecord)
                 )
@@ -227,6 +225,6 @@ def load_editions(
     found = [
         load_edition(child, results_fn, cache)
         for child in sorted(editions_dir.iterdir())
-        if (child / "edition.yaml").is_file()
+        if EditionPaths(child).manifest.is_file()
     ]
     return sorted(found, key=lambda e: (e.manifest.date, e.id))

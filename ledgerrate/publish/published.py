@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_file
 from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_json
@@ -36,13 +36,13 @@ from ledgerrate.seal import edition_files, errata_files, published_digest
 # release fails, after publication), and reproductions (shown apart, never published figures).
 # The corrected figures are not covered either: the index seals their bytes (`seal.py`).
 UNCOVERED = (
-    "published.json",
-    "errata.yaml",
-    "seeds.json",
-    "seeds-lost.json",
-    seal.RESULTS_CURRENT,
+    layout.PUBLISHED,
+    layout.ERRATA,
+    layout.SEEDS,
+    layout.SEEDS_LOST,
+    layout.RESULTS_CURRENT,
 )
-UNCOVERED_DIRS = ("reproductions/",)
+UNCOVERED_DIRS = (f"{layout.REPRODUCTIONS}/",)
 
 
 def covered_files(root: Path) -> list[str]:
@@ -55,7 +55,7 @@ def covered_files(root: Path) -> list[str]:
 
 def record_publication(root: Path, results: EditionResults, now: dt.datetime) -> PublishedEdition:
     paths = EditionPaths(root)
-    write_json(root / "results.json", results)
+    write_json(paths.results, results)
     files = covered_files(root)
     record = PublishedEdition(
         edition=paths.id,
@@ -70,7 +70,7 @@ def record_publication(root: Path, results: EditionResults, now: dt.datetime) ->
 
 
 def _errata(root: Path) -> list[Erratum]:
-    path = root / "errata.yaml"
+    path = EditionPaths(root).errata
     if not path.exists():
         return []
     return list(load_model(ErrataFile, path).entries)
@@ -82,7 +82,7 @@ def _errata_ids(root: Path) -> list[str]:
 
 def index_path(root: Path) -> Path:
     """The index of publications lives beside the edition folders, outside any one of them."""
-    return Path(root).parent / seal.INDEX_NAME
+    return EditionPaths(Path(root)).index
 
 
 def seal_index(root: Path, now: dt.datetime) -> seal.PublicationEntry | None:
@@ -176,10 +176,10 @@ def sealing_problems(root: Path) -> list[str]:
 
 def copy_index(editions: Path, docs: Path) -> None:
     """The index goes to the site root too, so a reader can take a digest from the site."""
-    source = Path(editions) / seal.INDEX_NAME
+    source = Path(editions) / layout.INDEX_NAME
     if source.is_file():
         docs.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, docs / seal.INDEX_NAME)
+        shutil.copyfile(source, docs / layout.INDEX_NAME)
 
 
 def publication_problems(root: Path, results: EditionResults) -> list[str]:
@@ -203,11 +203,11 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
         found = published_digest(root / name, published.sizes.get(name), name)
         if found == digest:
             continue
-        if name == seal.RESULTS:
+        if name == layout.RESULTS:
             problems.append(
                 f"edition {paths.id}: results.json differs from the file published.json seals; "
                 "restore it (git history holds the sealed bytes): corrected figures go to "
-                f"{seal.RESULTS_CURRENT}, never over the sealed file"
+                f"{layout.RESULTS_CURRENT}, never over the sealed file"
             )
         elif name not in covered:
             problems.append(
@@ -221,7 +221,7 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
             continue
         problems.append(
             f"edition {paths.id}: {name} changed after an erratum sealed its bytes "
-            f"(sha256 {bytes_sealed.sha256[:12]}…, {seal.INDEX_NAME}); restore it, or add an "
+            f"(sha256 {bytes_sealed.sha256[:12]}…, {layout.INDEX_NAME}); restore it, or add an "
             f"erratum listing '{name}' under `files` with the figures it changes"
         )
     for name in covered_files(root):
@@ -230,17 +230,17 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
                 f"edition {paths.id}: {name} was added after publication and no erratum names it"
             )
     if (
-        (root / seal.RESULTS_CURRENT).exists()
-        and seal.RESULTS_CURRENT not in held
-        and seal.RESULTS_CURRENT not in (pending if held else covered)
+        paths.results_current.exists()
+        and layout.RESULTS_CURRENT not in held
+        and layout.RESULTS_CURRENT not in (pending if held else covered)
     ):
         problems.append(
-            f"edition {paths.id}: {seal.RESULTS_CURRENT} is there but no erratum names "
+            f"edition {paths.id}: {layout.RESULTS_CURRENT} is there but no erratum names "
             "results.json: corrected figures are written by the build for an erratum that "
             "corrects them; remove it, or add that erratum"
         )
     stored = current_figures(root)
-    figures_pending = seal.RESULTS_CURRENT in (pending if held else covered)
+    figures_pending = layout.RESULTS_CURRENT in (pending if held else covered)
     if stored is not None and stored != results and not figures_pending:
         problems.append(
             f"edition {paths.id}: its figures recomputed from the logs differ from the "
@@ -259,8 +259,8 @@ def _latest_line(root: Path) -> seal.PublicationEntry | None:
 
 
 def _figures_name(root: Path) -> str:
-    current = root / seal.RESULTS_CURRENT
-    return seal.RESULTS_CURRENT if current.exists() else seal.RESULTS
+    current = EditionPaths(root).results_current
+    return layout.RESULTS_CURRENT if current.exists() else layout.RESULTS
 
 
 def current_figures(root: Path) -> EditionResults | None:
@@ -273,18 +273,19 @@ def current_figures(root: Path) -> EditionResults | None:
 def record_after_build(root: Path, results: EditionResults, now: dt.datetime) -> None:
     """After a successful build: record a first publication, or write the corrected figures an
     erratum announced beside the sealed results.json (never over it), then seal the errata."""
-    if not (root / "published.json").exists():
+    paths = EditionPaths(root)
+    if not paths.published.exists():
         record_publication(root, results, now)
         return
-    current = root / seal.RESULTS_CURRENT
+    current = paths.results_current
     if current.exists():
         if load_model(EditionResults, current) != results:
             write_json(current, results)
     else:
-        sealed = root / seal.RESULTS
+        sealed = paths.results
         differs = not sealed.exists() or load_model(EditionResults, sealed) != results
         # An erratum naming results.json seals the corrected figures' bytes, even unchanged.
-        if differs or seal.RESULTS_CURRENT in errata_files(root):
+        if differs or layout.RESULTS_CURRENT in errata_files(root):
             write_json(current, results)
     seal_index(root, now)
 
@@ -301,11 +302,11 @@ def seal_publications(results: dict[Path, EditionResults], now: dt.datetime) -> 
     due = [
         Path(path)
         for path in results
-        if (Path(path) / "published.json").exists()
-        or load.window_closed(load_model(EditionManifest, Path(path) / "edition.yaml"), now)
+        if EditionPaths(Path(path)).published.exists()
+        or load.window_closed(load_model(EditionManifest, EditionPaths(Path(path)).manifest), now)
     ]
     for path in due:
-        for name in (seal.RESULTS, seal.RESULTS_CURRENT, "published.json"):
+        for name in (layout.RESULTS, layout.RESULTS_CURRENT, layout.PUBLISHED):
             target = path / name
             saved[target] = target.read_bytes() if target.is_file() else None
         index = index_path(path)

@@ -20,15 +20,15 @@ from typing import Any
 
 from ledgerrate.hashing import canonical_json, sha256_bytes
 from ledgerrate.io import FileProblem, atomic_write_bytes
+from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import RunRecord, StoredRequest
 
 # Strings shorter than this stay inline: a pointer and a hash cost ~110 bytes.
 MIN_MOVED_CHARS = 512
-FOLDER = "bodies"
 
 
 def body_path(root: Path, digest: str) -> Path:
-    return root / FOLDER / f"{digest}.txt"
+    return EditionPaths(root).body(digest)
 
 
 def _escape(token: str) -> str:

@@ -16,7 +16,6 @@ from pydantic import Field
 from ledgerrate.schema.base import SCHEMA_VERSION, Sha256, Slug, Strict, WorkloadId
 
 ESCROW_FILE: Final = "seeds.escrow.age"
-SEEDS_LOST_FILE = "seeds-lost.json"
 
 AgeRecipient = Annotated[
     str,

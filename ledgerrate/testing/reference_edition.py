@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from ledgerrate.layout import EditionPaths
+
 COMPUTE_PRICE = "0.0475"
 
 
@@ -50,8 +52,9 @@ def write_reference_edition(
             "retrieved_at": opens.isoformat(),
         },
     }
-    (folder / "edition.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    (folder / "pricing.yaml").write_text(yaml.safe_dump(pricing, sort_keys=False))
+    paths = EditionPaths(folder)
+    paths.manifest.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    paths.pricing.write_text(yaml.safe_dump(pricing, sort_keys=False))
     return closes
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.hashing import sha256_file
 from ledgerrate.io import FileProblem, TornLineWarning, load_model, read_jsonl
 from ledgerrate.schema import (
@@ -25,30 +25,32 @@ from ledgerrate.seal import errata_files, published_digest
 from ledgerrate.verify.report import Report
 
 TOP_LEVEL = {
-    "edition.yaml": EditionManifest,
-    "pricing.yaml": PricingTable,
-    "registration.json": Registration,
-    "seeds.json": SeedFile,
-    "seeds-lost.json": SeedLoss,
-    "errata.yaml": ErrataFile,
-    "published.json": PublishedEdition,
-    "results.json": EditionResults,
-    "results-current.json": EditionResults,
+    layout.MANIFEST: EditionManifest,
+    layout.PRICING: PricingTable,
+    layout.REGISTRATION: Registration,
+    layout.SEEDS: SeedFile,
+    layout.SEEDS_LOST: SeedLoss,
+    layout.ERRATA: ErrataFile,
+    layout.PUBLISHED: PublishedEdition,
+    layout.RESULTS: EditionResults,
+    layout.RESULTS_CURRENT: EditionResults,
 }
 
 
 def run_logs(root: Path) -> list[Path]:
     """Registered runs and reproductions (reproductions/grades holds grades, not runs)."""
-    grades = root / "reproductions" / "grades"
+    paths = layout.EditionPaths(root)
+    grades = paths.reproduction_grades_dir
     return sorted(
-        [*(root / "runs").rglob("*.jsonl")]
-        + [p for p in (root / "reproductions").rglob("*.jsonl") if grades not in p.parents]
+        [*paths.runs_dir.rglob("*.jsonl")]
+        + [p for p in paths.reproductions_dir.rglob("*.jsonl") if grades not in p.parents]
     )
 
 
 def grade_logs(root: Path) -> list[Path]:
+    paths = layout.EditionPaths(root)
     return sorted(
-        [*(root / "grades").rglob("*.jsonl"), *(root / "reproductions" / "grades").rglob("*.jsonl")]
+        [*paths.grades_dir.rglob("*.jsonl"), *paths.reproduction_grades_dir.rglob("*.jsonl")]
     )
 
 
@@ -60,7 +62,7 @@ def check_schemas(root: Path, report: Report, logs=None) -> None:
         if not path.exists():
             continue
         _parse(report, path, root, lambda p, m=model: load_model(m, p))
-    for card in sorted((root / "datasets").glob("*/card.json")):
+    for card in sorted(layout.EditionPaths(root).datasets_dir.glob("*/card.json")):
         _parse(report, card, root, lambda p: load_model(DatasetCard, p))
     if logs is None:
         for model, found in ((RunRecord, run_logs(root)), (GradeRecord, grade_logs(root))):
@@ -140,13 +142,14 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
     has the bytes the index of publications sealed with it (a log: its sealed bytes, followed by
     anything appended since). `index`: the index of publications (default: beside the edition).
     """
-    published_path = root / "published.json"
+    paths = layout.EditionPaths(root)
+    published_path = paths.published
     if not published_path.exists():
         return  # whether it must exist is verify/publication.py's question
     published = load_model(PublishedEdition, published_path)
-    latest = _latest_line(root, index if index is not None else root.parent / seal.INDEX_NAME)
+    latest = _latest_line(root, index if index is not None else paths.index)
     held = (latest.entry.files if latest else None) or {}
-    where = f"{seal.INDEX_NAME} line {latest.number}" if latest else seal.INDEX_NAME
+    where = f"{layout.INDEX_NAME} line {latest.number}" if latest else layout.INDEX_NAME
     # Named by errata while no index line seals their bytes (no index beside the edition, or a
     # line recorded before lines sealed bytes): an erratum vouches for them, as it did before;
     # the next build seals them, and with no index the publication is anchored nowhere anyway.
@@ -170,7 +173,7 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
         if found != digest and name in legacy:
             report.expect(category, True, file=name)
             report.notes.append(
-                f"{name}: changed by an erratum, but no line of {seal.INDEX_NAME} seals its "
+                f"{name}: changed by an erratum, but no line of {layout.INDEX_NAME} seals its "
                 "bytes yet (the next build seals them)"
             )
             continue
@@ -182,11 +185,11 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
             expected=digest,
             found=found,
         )
-    current = root / seal.RESULTS_CURRENT
-    if current.exists() and seal.RESULTS_CURRENT not in held and not legacy:
+    current = paths.results_current
+    if current.exists() and layout.RESULTS_CURRENT not in held and not legacy:
         report.fail(
             category,
-            file=seal.RESULTS_CURRENT,
+            file=layout.RESULTS_CURRENT,
             field=f"sealed by an erratum ({where})",
             expected="corrected figures whose bytes an erratum naming results.json sealed",
             found="no sealed erratum names results.json",

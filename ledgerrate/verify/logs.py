@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ledgerrate.hashing import canonical_json
 from ledgerrate.io import FileProblem, load_model
@@ -49,12 +48,6 @@ def derived_run_id(record: RunRecord) -> str:
     ]
     key = canonical_json(fields if record.kind == "registered" else [record.kind, *fields])
     return "r-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-
-
-@dataclass(frozen=True)
-class _Seen:
-    line: int
-    run_id: str
 
 
 def registered_cells(
@@ -96,7 +89,7 @@ def check_run_logs(
     logs = logs if logs is not None else EditionLogs.read(paths.root)
     cells = registered_cells(manifest, registration, lookup)
     expected_logs = {paths.runs(*cell) for cell in cells}
-    for log in sorted((paths.root / "runs").rglob("*.jsonl")):
+    for log in sorted(paths.runs_dir.rglob("*.jsonl")):
         report.expect(
             LOGS,
             log in expected_logs,

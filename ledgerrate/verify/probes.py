@@ -24,7 +24,7 @@ def check_probes(paths: EditionPaths, pricing: PricingTable, report: Report) -> 
         report.fail(CHECK, file="probes", field="probes", expected="readable", found=problem)
         return
     for model, records in probes.items():
-        rel = f"probes/{model}.jsonl"
+        rel = paths.probes(model).relative_to(paths.root).as_posix()
         for record in records:
             where = f"probe {record.started_at.isoformat()}"
             total = Cost()

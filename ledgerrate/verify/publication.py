@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.io import FileProblem, load_model
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionManifest, ErrataFile, Erratum, PublishedEdition
@@ -28,8 +28,8 @@ def check_publication(
     expect: str | None,
     now: dt.datetime | None = None,
 ) -> None:
-    index = paths.root / seal.INDEX_NAME if in_bundle else paths.root.parent / seal.INDEX_NAME
-    index_label = seal.INDEX_NAME if in_bundle else f"../{seal.INDEX_NAME}"
+    index = paths.bundled_index if in_bundle else paths.index
+    index_label = layout.INDEX_NAME if in_bundle else f"../{layout.INDEX_NAME}"
     try:
         lines = seal.read_index(index)
     except FileProblem as problem:
@@ -49,7 +49,7 @@ def check_publication(
     mine = seal.for_edition(lines, paths.id)
     published = seal.published_sha(paths.root)
     closed = (now or dt.datetime.now(dt.UTC)) >= manifest.window.closes
-    has_results = (paths.root / "results.json").is_file()
+    has_results = paths.results.is_file()
 
     if published is None:
         _missing_published(report, mine, index_label, in_bundle, closed and has_results)
@@ -78,7 +78,7 @@ def check_publication(
         sealed = len(mine[-1].entry.errata)
         for entry in errata[sealed:]:
             report.notes.append(
-                f"erratum {entry.id} is not sealed in {seal.INDEX_NAME} yet; the next build "
+                f"erratum {entry.id} is not sealed in {layout.INDEX_NAME} yet; the next build "
                 "seals it"
             )
     elif lines or in_bundle:
@@ -92,7 +92,7 @@ def check_publication(
         )
     else:
         report.notes.append(
-            f"no {seal.INDEX_NAME} beside the edition: its publication is anchored nowhere "
+            f"no {layout.INDEX_NAME} beside the edition: its publication is anchored nowhere "
             "here; check it against the digest on the site with --expect"
         )
     report.notes.append(

@@ -19,7 +19,6 @@ from ledgerrate.schema import (
     RunRecord,
     UsageBasis,
 )
-from ledgerrate.seal import RESULTS, RESULTS_CURRENT
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 
@@ -181,9 +180,9 @@ def check_figures(
     """The published figures equal what the raw logs and grades give today, field by field:
     `results-current.json` once an erratum corrected them (the sealed `results.json` beside it
     keeps the figures as first published), else `results.json`."""
-    published_path = paths.root / RESULTS_CURRENT
+    published_path = paths.results_current
     if not published_path.exists():
-        published_path = paths.root / RESULTS
+        published_path = paths.results
     fresh = recompute(paths.root)
     for workload in fresh.workloads:
         for cell in workload.cells:

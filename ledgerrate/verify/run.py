@@ -14,7 +14,6 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import FileProblem
 from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import EditionResults
-from ledgerrate.seal import INDEX_NAME
 from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
 from ledgerrate.verify.estimates import check_latency_estimates
@@ -66,7 +65,7 @@ def _verify_path(
             return verify_edition(paths, report, in_bundle=True, **options)
     if not target.is_dir():
         raise UsageProblem(f"{target}: neither an edition folder nor an evidence bundle")
-    if not (target / "edition.yaml").is_file():
+    if not EditionPaths(target).manifest.is_file():
         raise UsageProblem(
             f"{target}: not an edition folder (it has no edition.yaml); pass an edition folder "
             "such as editions/2026-11, or an evidence bundle (.tar.gz)"
@@ -105,9 +104,7 @@ def verify_edition(
             found="; ".join(problem.lines),
         )
         return report
-    check_published(
-        paths.root, report, paths.root / INDEX_NAME if in_bundle else paths.root.parent / INDEX_NAME
-    )
+    check_published(paths.root, report, paths.bundled_index if in_bundle else paths.index)
     check_publication(paths, edition.manifest, report, in_bundle=in_bundle, expect=expect)
 
     # 2. The registration still matches the code and inputs it sealed.
@@ -135,7 +132,7 @@ def verify_edition(
 
     # 3. The logs hold exactly the registered runs: none forged, duplicated or dropped.
     on_stage("run logs")
-    published = in_bundle or paths.published.exists() or (paths.root / "results.json").exists()
+    published = in_bundle or paths.published.exists() or paths.results.exists()
     check_run_logs(
         paths,
         edition.manifest,

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from ledgerrate.hashing import sha256_file
 from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.layout import SEEDS_LOST, EditionPaths
 from ledgerrate.schema import Registration, SeedLoss, loss_sentence
 from ledgerrate.verify.report import Report
-
-LOSS_FILE = "seeds-lost.json"
 
 
 def check_seed_custody(paths: EditionPaths, registration: Registration, report: Report) -> None:
@@ -40,7 +38,7 @@ def check_seed_custody(paths: EditionPaths, registration: Registration, report: 
     report.expect(
         category,
         loss.edition == paths.id,
-        file=LOSS_FILE,
+        file=SEEDS_LOST,
         field="edition",
         expected=paths.id,
         found=loss.edition,
@@ -49,7 +47,7 @@ def check_seed_custody(paths: EditionPaths, registration: Registration, report: 
     report.expect(
         category,
         loss.registration_sha256 == registered,
-        file=LOSS_FILE,
+        file=SEEDS_LOST,
         field="registration_sha256",
         expected=registered,
         found=loss.registration_sha256,
@@ -58,7 +56,7 @@ def check_seed_custody(paths: EditionPaths, registration: Registration, report: 
     report.expect(
         category,
         loss.commitments == commitments,
-        file=LOSS_FILE,
+        file=SEEDS_LOST,
         field="commitments",
         expected="the registered seed commitments",
         found="different commitments",
@@ -67,7 +65,7 @@ def check_seed_custody(paths: EditionPaths, registration: Registration, report: 
     report.expect(
         category,
         loss.statement == worded,
-        file=LOSS_FILE,
+        file=SEEDS_LOST,
         field="statement",
         expected=worded,
         found=loss.statement,

@@ -44,3 +44,19 @@ def test_a_runner_that_imports_the_grader_breaks_the_contract(tmp_path: Path) ->
     assert result.returncode != 0
     assert "ledgerrate.run.agent -> ledgerrate.grade.stage" in result.stdout
     assert "ledgerrate.providers.openai -> ledgerrate.run.limits" in result.stdout
+
+
+def test_a_reader_that_imports_a_writer_for_a_path_breaks_the_contract(tmp_path: Path) -> None:
+    """metrics and publish read reproduction grades and spot-check flags through layout; going
+    back to the grading stage for them breaks the build."""
+    shutil.copytree(
+        REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    metrics = tmp_path / "ledgerrate" / "metrics" / "load.py"
+    metrics.write_text(metrics.read_text() + "\nfrom ledgerrate.grade import spotcheck  # noqa\n")
+    publish = tmp_path / "ledgerrate" / "publish" / "load.py"
+    publish.write_text(publish.read_text() + "\nfrom ledgerrate.grade import stage  # noqa\n")
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "ledgerrate.metrics.load -> ledgerrate.grade.spotcheck" in result.stdout
+    assert "ledgerrate.publish.load -> ledgerrate.grade.stage" in result.stdout

@@ -12,15 +12,14 @@ import pytest
 from ledgerrate.grade.spotcheck import (
     FLAG_REGRADE,
     draw_sample,
-    flags_for,
     import_grades,
-    methodology_notes,
     sample_edition,
     sample_size,
 )
 from ledgerrate.grade.stage import grade_edition
 from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord
+from ledgerrate.spotcheck_flags import flags_for, methodology_notes
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
 from tests.grade.gradekit import (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ledgerrate.grade.judge import agreement
-from ledgerrate.grade.stage import grade_edition, latest_grades, reproduction_grades
+from ledgerrate.grade.stage import grade_edition, latest_grades
 from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord, Outcome
 from ledgerrate.testing.fake_provider import FakeProviderServer
@@ -210,7 +210,7 @@ def test_reproductions_and_infra_exclusions(tmp_path: Path) -> None:
     ed.add_run(VARIANCE, "alpha", "agentic", item.id, None, status="infra_excluded")
     grade_edition(ed.root, lookup=lookup)
     assert grades(ed, VARIANCE, "alpha", "agentic") == []  # infra exclusions are not graded
-    (record,) = read_jsonl(reproduction_grades(ed.paths, VARIANCE, "alpha", "agentic"), GradeRecord)
+    (record,) = read_jsonl(ed.paths.reproduction_grades(VARIANCE, "alpha", "agentic"), GradeRecord)
     assert record.run_id == repro.run_id and record.outcome == Outcome.failed
 
 

@@ -8,7 +8,7 @@ import fcntl
 import threading
 from pathlib import Path
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.publish.published import seal_index
 
 NOW = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
@@ -23,7 +23,7 @@ def _edition(editions: Path, name: str) -> Path:
 
 def test_a_sealer_waits_for_the_index_and_chains_to_the_line_it_finds(tmp_path: Path) -> None:
     first, second = _edition(tmp_path, "2026-10"), _edition(tmp_path, "2026-11")
-    index = tmp_path / seal.INDEX_NAME
+    index = tmp_path / layout.INDEX_NAME
     seal_index(first, NOW)
 
     done = threading.Event()

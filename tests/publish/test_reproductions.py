@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.grade.stage import reproduction_grades
 from ledgerrate.io import append_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.publish import load as load_mod
@@ -80,7 +79,7 @@ def _page(root: Path, docs: Path) -> str:
     sitting1.append(_repro(1, 2, 3))
     for run in [*sitting1, _repro(2, 0, 9)]:
         append_jsonl(paths.reproductions(WL, "small", "single-shot"), run)
-    grades = reproduction_grades(paths, WL, "small", "single-shot")
+    grades = paths.reproduction_grades(WL, "small", "single-shot")
     append_jsonl(grades, _grade(sitting1[0], Outcome.passed))
     append_jsonl(grades, _grade(sitting1[1], Outcome.failed))
     editions = load_editions(root, lambda d: fixtures[Path(d).name])

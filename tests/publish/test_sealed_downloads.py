@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import canonical_json, sha256_bytes, sha256_file
 from ledgerrate.metrics.report import edition_results
@@ -79,7 +79,7 @@ def test_every_sealed_file_is_downloadable_byte_for_byte(edition_copy: Path, tmp
     _correct_figures(edition_copy)
     sums = _downloads(edition_copy, tmp_path / "data")
     published = json.loads((edition_copy / "published.json").read_text())
-    held = seal.read_index(edition_copy.parent / seal.INDEX_NAME)[-1].entry.files or {}
+    held = seal.read_index(edition_copy.parent / layout.INDEX_NAME)[-1].entry.files or {}
     assert CURRENT in held
     sealed = {**published["files"], **{n: f.sha256 for n, f in held.items()}}
     sizes = {**published["sizes"], **{n: f.size for n, f in held.items()}}

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
-from ledgerrate.grade.stage import grade_edition, reproduction_grades
+from ledgerrate.grade.stage import grade_edition
 from ledgerrate.io import read_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics.meta import WorkloadMeta
@@ -122,7 +122,7 @@ def test_reproduction_is_written_apart_and_changes_no_result(finished: Path) -> 
 
     # Grading the reproduction goes to its own grade log; the published figures stay the same.
     grade_edition(root, lookup=toy.lookup)
-    grades = read_jsonl(reproduction_grades(paths, "toy.add.v1", "m1", "single-shot"), GradeRecord)
+    grades = read_jsonl(paths.reproduction_grades("toy.add.v1", "m1", "single-shot"), GradeRecord)
     assert {g.run_id for g in grades} == {r.run_id for r in repro}
     assert snapshot(root, skip="reproductions") == before_files
     assert edition_results(root, meta, reps=200) == before

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from ledgerrate.io import write_json
+from ledgerrate.layout import INDEX_NAME
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.rawlog import run_id
 from ledgerrate.schema import RunRecord
-from ledgerrate.seal import INDEX_NAME
 from ledgerrate.verify.logs import LOGS, derived_run_id
 from ledgerrate.verify.run import verify_path
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_file
 from ledgerrate.metrics.report import edition_results
@@ -83,7 +83,8 @@ def test_a_correction_never_writes_over_the_sealed_results(edition_copy: Path) -
     current = json.loads((edition_copy / CURRENT).read_text())
     assert current == edition_results(edition_copy).model_dump(mode="json")
     assert current != json.loads(sealed)
-    [line] = [ln for ln in seal.read_index(edition_copy.parent / seal.INDEX_NAME) if ln.entry.files]
+    index = edition_copy.parent / layout.INDEX_NAME
+    [line] = [ln for ln in seal.read_index(index) if ln.entry.files]
     assert set(line.entry.files) == {LOG, CURRENT}
     assert line.entry.files[LOG].sha256 == sha256_file(edition_copy / LOG)
     assert _seal_mismatches(verify_path(edition_copy)) == []
@@ -129,7 +130,7 @@ def test_a_later_erratum_seals_new_bytes_of_a_named_log(edition_copy: Path) -> N
     )
     (edition_copy / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     ensure_published(edition_copy, edition_results(edition_copy))
-    latest = seal.read_index(edition_copy.parent / seal.INDEX_NAME)[-1].entry
+    latest = seal.read_index(edition_copy.parent / layout.INDEX_NAME)[-1].entry
     assert latest.files is not None
     assert latest.files[LOG].sha256 == sha256_file(edition_copy / LOG)
     assert _seal_mismatches(verify_path(edition_copy)) == []
@@ -164,7 +165,7 @@ def test_a_superseded_grade_is_re_derived(edition_copy: Path) -> None:
 def bundled_2026_11(tmp_path: Path) -> Path:
     target = tmp_path / "editions" / "2026-11"
     shutil.copytree(REPO_EDITIONS / "2026-11", target)
-    shutil.copyfile(REPO_EDITIONS / seal.INDEX_NAME, target.parent / seal.INDEX_NAME)
+    shutil.copyfile(REPO_EDITIONS / layout.INDEX_NAME, target.parent / layout.INDEX_NAME)
     return target
 
 
@@ -207,7 +208,7 @@ def test_an_erratum_naming_unchanged_figures_seals_them_beside_the_sealed_file(
     (edition_copy / "errata.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     ensure_published(edition_copy, edition_results(edition_copy))
     assert (edition_copy / "results.json").read_bytes() == sealed
-    held = seal.read_index(edition_copy.parent / seal.INDEX_NAME)[-1].entry.files
+    held = seal.read_index(edition_copy.parent / layout.INDEX_NAME)[-1].entry.files
     assert held is not None and held[CURRENT].sha256 == sha256_file(edition_copy / CURRENT)
     assert _seal_mismatches(verify_path(edition_copy)) == []
 
@@ -226,6 +227,6 @@ def test_the_bundle_of_an_edition_with_stored_bodies_verifies(tmp_path: Path) ->
 
     target = tmp_path / "editions" / "2026-12"
     shutil.copytree(REPO_EDITIONS / "2026-12", target)
-    shutil.copyfile(REPO_EDITIONS / seal.INDEX_NAME, target.parent / seal.INDEX_NAME)
+    shutil.copyfile(REPO_EDITIONS / layout.INDEX_NAME, target.parent / layout.INDEX_NAME)
     report = verify_path(write_bundle(target, tmp_path))
     assert report.ok, report.mismatches[:5]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate import seal
+from ledgerrate import layout, seal
 from ledgerrate.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.bundle import write_bundle
@@ -56,7 +56,7 @@ def _sealed_with_erratum(edition: Path) -> None:
     """Append an erratum and let the build seal it, as publishing a correction does."""
     _write_errata(edition, [_erratum("2026-11-30")])
     ensure_published(edition, edition_results(edition))
-    [line] = [ln for ln in seal.read_index(edition.parent / seal.INDEX_NAME) if ln.entry.errata]
+    [line] = [ln for ln in seal.read_index(edition.parent / layout.INDEX_NAME) if ln.entry.errata]
     assert [e.id for e in line.entry.errata] == ["2026-11-30"]
 
 
@@ -95,7 +95,7 @@ def test_appended_erratum_is_sealed_by_the_next_build(edition_copy: Path) -> Non
     assert report.ok, report.lines()
     assert any("2026-12-01 is not sealed" in note for note in report.notes)
     ensure_published(edition_copy, edition_results(edition_copy))
-    lines = seal.read_index(edition_copy.parent / seal.INDEX_NAME)
+    lines = seal.read_index(edition_copy.parent / layout.INDEX_NAME)
     assert [e.id for e in lines[-1].entry.errata] == ["2026-11-30", "2026-12-01"]
     assert seal.chain_problems(lines) == []
 
@@ -112,7 +112,7 @@ def test_deleted_published_json_fails_when_the_index_lists_the_edition(
 
 
 def test_deleted_published_json_fails_once_the_window_closed(edition_copy: Path) -> None:
-    (edition_copy.parent / seal.INDEX_NAME).unlink()  # no index to lean on
+    (edition_copy.parent / layout.INDEX_NAME).unlink()  # no index to lean on
     (edition_copy / "published.json").unlink()
     manifest = yaml.safe_load((edition_copy / "edition.yaml").read_text())
     closes = dt.datetime.fromisoformat(manifest["window"]["closes"])
@@ -131,7 +131,7 @@ def test_deleted_published_json_fails_once_the_window_closed(edition_copy: Path)
 
 
 def test_expect_accepts_the_digest_and_its_extensions_only(edition_copy: Path) -> None:
-    index = edition_copy.parent / seal.INDEX_NAME
+    index = edition_copy.parent / layout.INDEX_NAME
     [first] = seal.read_index(index)
     assert verify_path(edition_copy, expect=first.entry.digest).ok
     _sealed_with_erratum(edition_copy)
@@ -144,7 +144,7 @@ def test_expect_accepts_the_digest_and_its_extensions_only(edition_copy: Path) -
 def test_bundle_without_sealed_files_fails(edition_copy: Path, tmp_path: Path) -> None:
     (edition_copy / "published.json").unlink()
     (edition_copy / "results.json").unlink()
-    (edition_copy.parent / seal.INDEX_NAME).unlink()
+    (edition_copy.parent / layout.INDEX_NAME).unlink()
     bundle = write_bundle(edition_copy, tmp_path / "bundle")
     report = verify_path(bundle)
     assert {"published.json", "results.json"} <= {m.file for m in report.mismatches}
@@ -158,7 +158,7 @@ def test_first_build_bundles_the_sealed_files(edition_copy: Path, tmp_path: Path
 
     for name in ("published.json", "results.json"):
         (edition_copy / name).unlink()
-    (edition_copy.parent / seal.INDEX_NAME).unlink()
+    (edition_copy.parent / layout.INDEX_NAME).unlink()
     manifest_path = edition_copy / "edition.yaml"
     manifest = yaml.safe_load(manifest_path.read_text())
     # An edition whose window already closed (the build does not re-check the registration).
@@ -172,14 +172,14 @@ def test_first_build_bundles_the_sealed_files(edition_copy: Path, tmp_path: Path
     [bundle] = sorted(site.rglob("ledgerrate-evidence-*.tar.gz"))
     with tarfile.open(bundle) as tar:
         names = {m.name.split("/", 1)[1] for m in tar.getmembers()}
-    assert {"published.json", "results.json", seal.INDEX_NAME} <= names
-    assert (site / seal.INDEX_NAME).is_file()
+    assert {"published.json", "results.json", layout.INDEX_NAME} <= names
+    assert (site / layout.INDEX_NAME).is_file()
     again = build_site(edition_copy.parent, tmp_path / "out")
     assert [b.name for b in again.rglob("ledgerrate-evidence-*.tar.gz")] == [bundle.name]
 
 
 def test_bundled_editions_are_in_the_index() -> None:
-    lines = seal.read_index(REPO_EDITIONS / seal.INDEX_NAME)
+    lines = seal.read_index(REPO_EDITIONS / layout.INDEX_NAME)
     assert seal.chain_problems(lines) == []
     for edition in ("2026-11", "2026-11-b"):
         mine = seal.for_edition(lines, edition)
@@ -199,4 +199,4 @@ def test_bundled_editions_are_in_the_index() -> None:
         assert (
             mine[-1].entry.digest == seal.chain(published, errata[: len(mine[-1].entry.errata)])[-1]
         )
-    assert json.loads((REPO_EDITIONS / seal.INDEX_NAME).read_text().splitlines()[0])
+    assert json.loads((REPO_EDITIONS / layout.INDEX_NAME).read_text().splitlines()[0])
