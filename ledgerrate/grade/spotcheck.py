@@ -44,10 +44,6 @@ from ledgerrate.schema import (
     SpotcheckFlags,
     SpotcheckSample,
 )
-
-# Re-exported for publish/pages.py, which still imports it from here; the reader lives in
-# ledgerrate/spotcheck_flags.py so that no stage imports the grading stage for it.
-from ledgerrate.spotcheck_flags import methodology_notes as methodology_notes
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 
 SHARE = 0.2  # standard §5.3: at least 20% of judged runs

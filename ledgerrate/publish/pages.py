@@ -147,7 +147,7 @@ def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | No
 
 
 def spotcheck_notes(root: Path) -> list[str]:
-    from ledgerrate.grade.spotcheck import methodology_notes
+    from ledgerrate.spotcheck_flags import methodology_notes
 
     return methodology_notes(root)
 
@@ -339,7 +339,7 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "sealed_html": sealed_list.sealed_html(section.sealed),
         "has_current": any(f.path == "results-current.json" for f in section.files),
         # The index is copied to the site's root only when it exists (publish/published.py).
-        "has_index": (edition.paths.root.parent / "publications.jsonl").is_file(),
+        "has_index": edition.paths.index.is_file(),
         "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
         "corrections": corrected.corrected_results(edition, None).corrections,
     }
