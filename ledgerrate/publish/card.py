@@ -26,7 +26,6 @@ from ledgerrate.schema import (
     WorkloadResult,
 )
 from ledgerrate.usd import Reading, plain, reading
-from ledgerrate.workloads import get as get_workload
 
 DISCLAIMER = (
     "These rates are measurements of what the listed models cost to do each job to the stated "
@@ -189,15 +188,19 @@ def local_model_statement(manifest: EditionManifest) -> Statement | None:
     )
 
 
-def self_judging_statement(manifest: EditionManifest) -> Statement | None:
+def self_judging_statement(manifest: EditionManifest, results: EditionResults) -> Statement | None:
     """What an edition whose judge is one of the models it evaluates says on its card, its
-    PDF and every workload page: that model graded its own answers on the judged jobs."""
+    PDF and every workload page: that model graded its own answers on the judged jobs.
+
+    Which jobs are judged comes from the figures (`WorkloadResult.judged`), not from the
+    workload catalogue: a build on a warm cache must not import every workload to learn it."""
     if manifest.judge is None:
         return None
     judge = next((m for m in manifest.models if m.id == manifest.judge.model), None)
     if judge is None or judge.provider == ProviderFamily.baseline:
         return None
-    judged = [w.id for w in manifest.workloads if _judged(w.id)]
+    judged_ids = {w.workload for w in results.workloads if w.judged}
+    judged = [w.id for w in manifest.workloads if w.id in judged_ids]
     if not judged:
         return None
     second = "" if manifest.judge.second_model else " No second judge was named."
@@ -209,13 +212,6 @@ def self_judging_statement(manifest: EditionManifest) -> Statement | None:
             f"second judge and human spot-checks before it can qualify.{second}"
         ),
     )
-
-
-def _judged(workload: str) -> bool:
-    try:
-        return bool(get_workload(workload).judged)
-    except KeyError:  # a workload version this toolchain no longer ships: not known judged
-        return False
 
 
 @dataclass(frozen=True)
@@ -510,7 +506,7 @@ def rate_card(
         footer=footer_text(results.brand, results.methodology_version, results.edition, date),
         judge_configured=manifest.judge is not None,
         local_model=local_model_statement(manifest),
-        self_judged=self_judging_statement(manifest),
+        self_judged=self_judging_statement(manifest, results),
         short_samples=[ShortSample(n, why, ids) for (n, why), ids in short.items()],
         errata=[
             ErratumRef(e.id, e.title, changes_a_figure(e))
