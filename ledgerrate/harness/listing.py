@@ -18,7 +18,7 @@ from ledgerrate.schema import ModelSpec, ProviderFamily
 from ledgerrate.workloads import catalogue
 
 # Inspect's provider for each family `run` speaks.
-PROVIDERS = {
+PROVIDERS: dict[str, str] = {
     ProviderFamily.openai: "openai",
     ProviderFamily.anthropic: "anthropic",
     ProviderFamily.gemini: "google",
@@ -26,7 +26,7 @@ PROVIDERS = {
 
 
 def inspect_model(spec: ModelSpec) -> str:
-    return f"{PROVIDERS.get(spec.provider, spec.provider.value)}/{spec.api_model or spec.id}"
+    return f"{PROVIDERS.get(spec.provider, spec.provider)}/{spec.api_model or spec.id}"
 
 
 def task_lines(edition: Path | None) -> list[str]:
