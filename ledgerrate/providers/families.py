@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from ledgerrate.providers import anthropic, gemini, openai
 from ledgerrate.providers.family import Family
-from ledgerrate.schema import ProviderFamily, register_provider_family
+from ledgerrate.schema import (
+    ProviderFamily,
+    register_provider_family,
+    unregister_provider_family,
+)
 
 FAMILIES: tuple[Family, ...] = (openai.FAMILY, anthropic.FAMILY, gemini.FAMILY)
 
@@ -29,6 +33,14 @@ def register(family: Family) -> Family:
     register_provider_family(family.name)
     _registry[family.name] = family
     return family
+
+
+def unregister(name: str) -> None:
+    """Forget a family registered at run time (a test's, when it ends); built-in ones stay."""
+    if any(f.name == name for f in FAMILIES):
+        raise ValueError(f"provider family {name!r} is built in")
+    if _registry.pop(name, None) is not None:
+        unregister_provider_family(name)
 
 
 def get(name: str) -> Family:

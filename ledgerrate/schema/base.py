@@ -142,6 +142,10 @@ def register_provider_family(name: str) -> None:
     _REGISTERED_FAMILIES[name] = None
 
 
+def unregister_provider_family(name: str) -> None:
+    _REGISTERED_FAMILIES.pop(name, None)
+
+
 def provider_families() -> tuple[str, ...]:
     """Every `provider:` an edition may spell: the sealed spellings, then registered ones."""
     return tuple(dict.fromkeys([*(f.value for f in ProviderFamily), *_REGISTERED_FAMILIES]))
