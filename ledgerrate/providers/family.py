@@ -4,8 +4,8 @@ A family is everything the package knows about one API wire format, declared onc
 family's own module as a `Family`: its name (the `provider:` an edition spells), the adapter
 factory, the usage mapping, the vendor words a model of the family uses to name itself (the
 judge must not read them, `grade/anonymise.py`), and `FakeWire`, what the fake provider
-(`ledgerrate.testing`) serves for it. `providers/families.py` lists the modules; nothing else
-branches on a family's name.
+(`ledgerrate.testing`) serves for it, and the name Inspect AI gives the API. `providers/families.py`
+lists the modules; nothing else branches on a family's name.
 
 The fake's wire shapes sit here beside the adapter, not under `ledgerrate/testing`, so that a
 family's request and reply formats are read side by side; they are plain dict builders that
@@ -88,3 +88,10 @@ class Family:
     usage_from: Callable[[Any], Usage | None]
     vendor_words: tuple[str, ...]
     fake: FakeWire
+    # Inspect AI's name for the API, where it differs from ours (`google` for `gemini`); the
+    # harness passes it as `--model <provider>/<api_model>`.
+    inspect_provider: str = ""
+
+    @property
+    def inspect_name(self) -> str:
+        return self.inspect_provider or self.name

@@ -347,4 +347,5 @@ FAMILY = Family(
         tool_results=_tool_results,
         turns_key="contents",
     ),
+    inspect_provider="google",
 )

@@ -260,3 +260,11 @@ def test_an_unknown_family_is_one_line_naming_the_known_ones() -> None:
     assert "unknown provider family 'mistral-nope'; known families: openai, anthropic" in message
     with pytest.raises(ValueError, match="no API adapter for provider family 'baseline'"):
         families.get("baseline")
+
+
+def test_inspect_is_given_each_familys_own_provider_name(echo: Family) -> None:
+    from ledgerrate.harness.listing import inspect_model
+
+    gemini = ModelSpec.model_validate(model("g1", "gemini", api_model="gemini-x"))
+    assert inspect_model(gemini) == "google/gemini-x"
+    assert inspect_model(ModelSpec.model_validate(model("e1", NAME))) == "echo/e1"
