@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from ledgerrate.io import atomic_write_text
 from ledgerrate.layout import EditionPaths
+from ledgerrate.providers import families
 from ledgerrate.schema import EditionManifest, Mode
 
 SECRET_FILE = "anon-secret.txt"
@@ -37,23 +38,19 @@ _PREAMBLE = re.compile(
     r"|(?:here(?:'s| is) (?:the|my|your|an?)\b[^\n]*:\s*\n))+",
     re.IGNORECASE,
 )
-# Vendor and product words a model uses to name itself, whatever the edition lists.
-_VENDOR_WORDS = (
-    "openai",
-    "chatgpt",
-    "gpt",
-    "anthropic",
-    "claude",
-    "gemini",
-    "google",
-    "deepmind",
-    "llama",
-    "meta ai",
-    "mistral",
-    "qwen",
-    "deepseek",
-    "grok",
-)
+# Vendor and product words a model uses to name itself, whatever the edition lists: each
+# registered provider family's `vendor_words`, and these, of vendors whose models are served
+# through another family's API (an OpenAI-compatible server, most often).
+_OTHER_VENDOR_WORDS = ("llama", "meta ai", "mistral", "qwen", "deepseek", "grok")
+
+
+def vendor_words() -> set[str]:
+    return {
+        *(word for family in families.registered() for word in family.vendor_words),
+        *_OTHER_VENDOR_WORDS,
+    }
+
+
 REDACTED = "[redacted]"
 
 
@@ -71,7 +68,7 @@ def anon_id(secret: bytes, run_id: str) -> str:
 
 def identity_terms(manifest: EditionManifest) -> list[str]:
     """Every string that would name a model, its provider, family or mode."""
-    terms: set[str] = set(_VENDOR_WORDS)
+    terms: set[str] = vendor_words()
     for spec in [*manifest.models, *manifest.judges]:
         for value in (spec.id, spec.name, spec.api_model, spec.family, str(spec.provider)):
             if value and len(value) >= 3:

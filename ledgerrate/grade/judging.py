@@ -194,7 +194,7 @@ def run_judges(
 
         def guarded(provider: Provider) -> Callable[[CompletionRequest], Awaitable[Completion]]:
             spec = provider.spec
-            limit = limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
+            limit = limits.provider(f"{spec.provider} {spec.base_url}", spec.concurrency)
 
             def note(exc: InfraError) -> None:
                 summary.judge_retries += 1

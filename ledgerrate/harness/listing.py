@@ -14,19 +14,14 @@ from pathlib import Path
 
 from ledgerrate.edition import load_edition
 from ledgerrate.harness.metadata import task_name
+from ledgerrate.providers import families
 from ledgerrate.schema import ModelSpec, ProviderFamily
 from ledgerrate.workloads import catalogue
 
-# Inspect's provider for each family `run` speaks.
-PROVIDERS = {
-    ProviderFamily.openai: "openai",
-    ProviderFamily.anthropic: "anthropic",
-    ProviderFamily.gemini: "google",
-}
-
 
 def inspect_model(spec: ModelSpec) -> str:
-    return f"{PROVIDERS.get(spec.provider, spec.provider.value)}/{spec.api_model or spec.id}"
+    """`--model` for `spec`: Inspect's provider for the family (`Family.inspect_name`)."""
+    return f"{families.get(spec.provider).inspect_name}/{spec.api_model or spec.id}"
 
 
 def task_lines(edition: Path | None) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
@@ -33,7 +34,7 @@ from ledgerrate.providers.wire import (
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
 
-FAMILY = "anthropic"
+NAME = "anthropic"
 API_VERSION = "2023-06-01"
 PROTECTED = frozenset({"model", "messages", "tools", "system", "max_tokens", "stream"})
 
@@ -41,7 +42,7 @@ PROTECTED = frozenset({"model", "messages", "tools", "system", "max_tokens", "st
 class AnthropicMessages(HttpAdapter):
     """Adapter for `POST {base_url}/v1/messages`."""
 
-    family = FAMILY
+    family = NAME
 
     @property
     def url(self) -> str:
@@ -64,7 +65,7 @@ class AnthropicMessages(HttpAdapter):
     async def complete(self, request: CompletionRequest) -> Completion:
         status, data = await post_json(
             self._client,
-            family=FAMILY,
+            family=NAME,
             url=self.url,
             headers={"x-api-key": self._key, "anthropic-version": API_VERSION},
             body=self.request_body(request),
@@ -73,7 +74,7 @@ class AnthropicMessages(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(FAMILY, status, data, parse_response)
+        return parse_or_infra(NAME, status, data, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -177,3 +178,92 @@ def describe_error(body: Any) -> ErrorDetail:
         # A spend cap answers 429 too, but no wait short of next month lifts it.
         quota_exhausted=details.get("error_code") == "enforced_spend_limit_reached",
     )
+
+
+# --------------------------------------------------------------------------- the fake's wire
+
+
+def _usage_wire(u: Usage) -> dict[str, Any]:
+    """`u` as the family reports it (the inverse of `usage_from`)."""
+    return {
+        "input_tokens": u.input_tokens,
+        "cache_creation_input_tokens": u.cache_write_tokens,
+        "cache_read_input_tokens": u.cached_input_tokens,
+        "output_tokens": u.output_tokens,
+    }
+
+
+def _success_body(reply: WireReply) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+    content += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in reply.calls
+    ]
+    body: dict[str, Any] = {
+        "id": f"msg_fake_{reply.n}",
+        "type": "message",
+        "role": "assistant",
+        "model": reply.model,
+        "content": content,
+        "stop_reason": reply.finish_reason or ("tool_use" if reply.calls else "end_turn"),
+        "stop_sequence": None,
+    }
+    if reply.usage is not None:
+        body["usage"] = _usage_wire(reply.usage)
+    return body
+
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def _error_body(n: int, status: int, message: str) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(status, "api_error")
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": message},
+        "request_id": f"req_fake_{n}",
+    }
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [
+        str(b.get("content"))
+        for m in body.get("messages", [])
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+
+
+FAMILY = Family(
+    name=NAME,
+    make=AnthropicMessages,
+    usage_from=usage_from,
+    vendor_words=("anthropic", "claude"),
+    fake=FakeWire(
+        key_header="x-api-key",
+        # input_tokens 1000, cache_read_input_tokens 200, output_tokens 300 (the API does not
+        # count thinking apart, so reasoning stays 0)
+        default_usage=Usage(input_tokens=1000, cached_input_tokens=200, output_tokens=300),
+        route=lambda path: Route(model="") if path == "/v1/messages" else None,
+        base_url=lambda root: root,
+        usage_wire=_usage_wire,
+        success_body=_success_body,
+        empty_body=lambda n, model, prompt_only: _success_body(
+            WireReply(n, model, "", [], prompt_only, None)
+        ),
+        error_body=_error_body,
+        declared_tools=lambda body: [t["name"] for t in body.get("tools") or []],
+        tool_results=_tool_results,
+        refuse=lambda headers: (
+            None if "anthropic-version" in headers else "anthropic-version header is required"
+        ),
+    ),
+)

@@ -22,9 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
@@ -41,7 +42,7 @@ from ledgerrate.providers.wire import (
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
 
-FAMILY = "gemini"
+NAME = "gemini"
 LOCAL_ID_PREFIX = "local-call-"
 REQUEST_LEVEL = frozenset({"safetySettings", "toolConfig", "cachedContent", "labels"})
 PROTECTED = frozenset({"contents", "tools", "systemInstruction", "maxOutputTokens"})
@@ -64,7 +65,7 @@ BLOCKED = frozenset(
 class GeminiGenerate(HttpAdapter):
     """Adapter for `POST {base_url}/v1beta/models/{model}:generateContent`."""
 
-    family = FAMILY
+    family = NAME
 
     @property
     def url(self) -> str:
@@ -93,7 +94,7 @@ class GeminiGenerate(HttpAdapter):
     async def complete(self, request: CompletionRequest) -> Completion:
         status, data = await post_json(
             self._client,
-            family=FAMILY,
+            family=NAME,
             url=self.url,
             headers={"x-goog-api-key": self._key},
             body=self.request_body(request),
@@ -102,7 +103,7 @@ class GeminiGenerate(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(FAMILY, status, data, parse_response)
+        return parse_or_infra(NAME, status, data, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -241,3 +242,110 @@ def describe_error(body: Any) -> ErrorDetail:
         message=f"{kind}: {err.get('message', '')}" if kind else str(err.get("message", "")),
         retry_after=retry,
     )
+
+
+# --------------------------------------------------------------------------- the fake's wire
+
+
+def _usage_wire(u: Usage) -> dict[str, Any]:
+    """`u` as the family reports it (the inverse of `usage_from`). Gemini has no per-call cache
+    write; such tokens are plain prompt tokens there."""
+    prompt = u.input_tokens + u.cached_input_tokens + u.cache_write_tokens
+    wire = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": u.output_tokens - u.reasoning_tokens,
+        "totalTokenCount": prompt + u.output_tokens,
+    }
+    if u.cached_input_tokens:
+        wire["cachedContentTokenCount"] = u.cached_input_tokens
+    if u.reasoning_tokens:
+        wire["thoughtsTokenCount"] = u.reasoning_tokens
+    return wire
+
+
+def _success_body(reply: WireReply) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"text": reply.text}] if reply.text else []
+    parts += [{"functionCall": {"name": c.name, "args": c.arguments}} for c in reply.calls]
+    body: dict[str, Any] = {
+        "candidates": [
+            {
+                "content": {"parts": parts, "role": "model"},
+                "finishReason": reply.finish_reason or "STOP",
+                "index": 0,
+            }
+        ],
+        "modelVersion": reply.model,
+        "responseId": f"fake-{reply.n}",
+    }
+    if reply.usage is not None:
+        body["usageMetadata"] = _usage_wire(reply.usage)
+    return body
+
+
+_ERROR_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def _error_body(n: int, status: int, message: str) -> dict[str, Any]:
+    return {
+        "error": {
+            "code": status,
+            "message": message,
+            "status": _ERROR_STATUS.get(status, "UNKNOWN"),
+        }
+    }
+
+
+def _route(path: str) -> Route | None:
+    for prefix in ("/v1beta/models/", "/v1/models/"):
+        if path.startswith(prefix) and path.endswith(":generateContent"):
+            return Route(model=unquote(path[len(prefix) : -len(":generateContent")]))
+    return None
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [
+        str(next(iter(p["functionResponse"].get("response", {}).values()), ""))
+        for c in body.get("contents", [])
+        for p in c.get("parts", [])
+        if "functionResponse" in p
+    ]
+
+
+FAMILY = Family(
+    name=NAME,
+    make=GeminiGenerate,
+    usage_from=usage_from,
+    vendor_words=("gemini", "google", "deepmind"),
+    fake=FakeWire(
+        key_header="x-goog-api-key",
+        # promptTokenCount 1200 (cachedContentTokenCount 200), candidatesTokenCount 200,
+        # thoughtsTokenCount 100
+        default_usage=Usage(
+            input_tokens=1000, cached_input_tokens=200, output_tokens=300, reasoning_tokens=100
+        ),
+        route=_route,
+        base_url=lambda root: root,
+        usage_wire=_usage_wire,
+        success_body=_success_body,
+        empty_body=lambda n, model, prompt_only: {
+            "usageMetadata": _usage_wire(prompt_only),
+            "modelVersion": model,
+        },
+        error_body=_error_body,
+        declared_tools=lambda body: [
+            d["name"] for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []
+        ],
+        tool_results=_tool_results,
+        turns_key="contents",
+    ),
+    inspect_provider="google",
+)

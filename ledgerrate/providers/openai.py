@@ -19,9 +19,11 @@ Choices made where the API leaves room:
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
+from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
@@ -38,14 +40,14 @@ from ledgerrate.providers.wire import (
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
 
-FAMILY = "openai"
+NAME = "openai"
 PROTECTED = frozenset({"model", "messages", "tools", "stream"})
 
 
 class OpenAIChat(HttpAdapter):
     """Adapter for `POST {base_url}/chat/completions`."""
 
-    family = FAMILY
+    family = NAME
 
     @property
     def url(self) -> str:
@@ -70,7 +72,7 @@ class OpenAIChat(HttpAdapter):
     async def complete(self, request: CompletionRequest) -> Completion:
         status, data = await post_json(
             self._client,
-            family=FAMILY,
+            family=NAME,
             url=self.url,
             # A self-hosted server on loopback may run without a key: then no header at all.
             headers={"Authorization": f"Bearer {self._key}"} if self._key else {},
@@ -80,7 +82,7 @@ class OpenAIChat(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(FAMILY, status, data, parse_response)
+        return parse_or_infra(NAME, status, data, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -224,3 +226,95 @@ def describe_error(body: Any) -> ErrorDetail:
     if isinstance(body, dict):
         return ErrorDetail(message=str(body.get("message") or body.get("detail") or body))
     return ErrorDetail(message=str(body))
+
+
+# --------------------------------------------------------------------------- the fake's wire
+
+
+def _usage_wire(u: Usage) -> dict[str, Any]:
+    """`u` as the family reports it (the inverse of `usage_from`)."""
+    prompt_details: dict[str, int] = {"cached_tokens": u.cached_input_tokens}
+    if u.cache_write_tokens:
+        prompt_details["cache_write_tokens"] = u.cache_write_tokens
+    prompt = u.input_tokens + u.cached_input_tokens + u.cache_write_tokens
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": u.output_tokens,
+        "total_tokens": prompt + u.output_tokens,
+        "prompt_tokens_details": prompt_details,
+        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
+    }
+
+
+def _success_body(reply: WireReply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
+    if reply.calls:
+        message["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": json.dumps(c.arguments, ensure_ascii=False),
+                },
+            }
+            for c in reply.calls
+        ]
+    finish = reply.finish_reason or ("tool_calls" if reply.calls else "stop")
+    body: dict[str, Any] = {
+        "id": f"chatcmpl-fake-{reply.n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": reply.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if reply.usage is not None:
+        body["usage"] = _usage_wire(reply.usage)
+    return body
+
+
+def _empty_body(n: int, model: str, prompt_only: Usage) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-fake-{n}",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [],
+        "usage": _usage_wire(prompt_only),
+    }
+
+
+def _error_body(n: int, status: int, message: str) -> dict[str, Any]:
+    if status == 429:
+        kind, code = "requests", "rate_limit_exceeded"
+    elif status >= 500:
+        kind, code = "server_error", None
+    else:
+        kind, code = "invalid_request_error", None
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"]
+
+
+FAMILY = Family(
+    name=NAME,
+    make=OpenAIChat,
+    usage_from=usage_from,
+    vendor_words=("openai", "chatgpt", "gpt"),
+    fake=FakeWire(
+        key_header="authorization",
+        # prompt_tokens 1200 (cached_tokens 200), completion_tokens 300 (reasoning 100)
+        default_usage=Usage(
+            input_tokens=1000, cached_input_tokens=200, output_tokens=300, reasoning_tokens=100
+        ),
+        route=lambda path: Route(model="") if path == "/v1/chat/completions" else None,
+        base_url=lambda root: f"{root}/v1",
+        usage_wire=_usage_wire,
+        success_body=_success_body,
+        empty_body=_empty_body,
+        error_body=_error_body,
+        declared_tools=lambda body: [t["function"]["name"] for t in body.get("tools") or []],
+        tool_results=_tool_results,
+    ),
+)

@@ -94,7 +94,7 @@ def request_body(
             pass  # the call itself will fail the same way and say why
     return {
         "model": spec.api_model,
-        "provider": spec.provider.value,
+        "provider": spec.provider,
         "system": request.system,
         "messages": [_message_json(m) for m in request.messages],
         "tools": [

@@ -330,7 +330,7 @@ class Runner:
 
     def _limited(self, spec: ModelSpec, provider: Provider) -> Limited:
         """provider.complete under the global and the endpoint's adaptive cap."""
-        limit = self.limits.provider(f"{spec.provider.value} {spec.base_url}", spec.concurrency)
+        limit = self.limits.provider(f"{spec.provider} {spec.base_url}", spec.concurrency)
 
         async def complete(request: CompletionRequest, before_send: BeforeSend) -> Completion:
             # Journaled once a slot is held, so a start means the request really left.

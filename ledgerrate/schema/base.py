@@ -8,7 +8,9 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 SCHEMA_VERSION: Final = 1
 
@@ -118,10 +120,54 @@ class Mode(Spelled):
 
 
 class ProviderFamily(Spelled):
+    """The families spelled in sealed editions, as names code compares with. An edition may
+    name any registered family (`ProviderName`); a new one adds no member here."""
+
     openai = "openai"
     anthropic = "anthropic"
     gemini = "gemini"
     baseline = "baseline"
+
+
+# Family names registered by `ledgerrate.providers.families` (each family's module declares its
+# own, ARCHITECTURE.md §10). The core cannot import the providers, so they register their names
+# here; the sealed spellings above are always known, so a sealed edition parses without them.
+_REGISTERED_FAMILIES: dict[str, None] = {}
+
+
+def register_provider_family(name: str) -> None:
+    """Make `name` a valid `provider:` (called by the providers' registry)."""
+    if not _ONE_SPELLING.match(name):
+        raise ValueError(f"provider family {name!r} is not kebab case")
+    _REGISTERED_FAMILIES[name] = None
+
+
+def unregister_provider_family(name: str) -> None:
+    _REGISTERED_FAMILIES.pop(name, None)
+
+
+def provider_families() -> tuple[str, ...]:
+    """Every `provider:` an edition may spell: the sealed spellings, then registered ones."""
+    return tuple(dict.fromkeys([*(f.value for f in ProviderFamily), *_REGISTERED_FAMILIES]))
+
+
+def _known_family(value: str) -> str:
+    if value not in provider_families():
+        known = ", ".join(provider_families())
+        raise ValueError(f"unknown provider family {value!r}; known families: {known}")
+    return str(value)
+
+
+class _FamiliesJsonSchema:
+    """The JSON Schema of `provider`: an enum of the families known when it is exported."""
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"type": "string", "enum": list(provider_families())}
+
+
+ProviderName = Annotated[str, AfterValidator(_known_family), _FamiliesJsonSchema()]
 
 
 class RunStatus(

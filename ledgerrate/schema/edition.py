@@ -14,6 +14,7 @@ from ledgerrate.schema.base import (
     Line,
     Note,
     ProviderFamily,
+    ProviderName,
     Sha256,
     Slug,
     Strict,
@@ -73,7 +74,7 @@ class ModelSpec(Strict):
 
     id: Slug = Field(description="Our id for the model, used in paths and URLs.")
     name: Line = Field(description="Human-readable name shown on pages.")
-    provider: ProviderFamily = Field(description="API family of the adapter that calls it.")
+    provider: ProviderName = Field(description="API family of the adapter that calls it.")
     family: Line = Field(
         description="Vendor family (e.g. `openai`, `anthropic`), used to disclose a judge of the "
         "same family."

@@ -1,4 +1,4 @@
-"""A real HTTP server on 127.0.0.1 that speaks all three provider families, for tests and
+"""A real HTTP server on 127.0.0.1 that speaks every registered provider family, for tests and
 benchmarks that must exercise the adapters, the scheduler and the network path without a
 real provider (and without spending anything).
 
@@ -6,10 +6,12 @@ real provider (and without spending anything).
         spec = ModelSpec(..., provider="openai", base_url=fake.base_url("openai"),
                          api_model="fake-tool", ...)
 
-Paths are the documented ones: `/v1/chat/completions`, `/v1/messages`,
-`/v1beta/models/{model}:generateContent`. The fake checks what a real provider would reject:
-a missing key header (401), a missing `anthropic-version` (400), and, stricter than any
-provider, a key in the query string (400), so a leaking adapter fails its tests.
+Paths are the documented ones, each family's `fake.route` (`/v1/chat/completions`,
+`/v1/messages`, `/v1beta/models/{model}:generateContent`, and a registered family's own). The
+fake checks what a real provider would reject: a missing key header (the family's
+`fake.key_header`, 401), what the family's `fake.refuse` names (a missing `anthropic-version`,
+400), and, stricter than any provider, a key in the query string (400), so a leaking adapter
+fails its tests.
 
 Who decides a reply, in order: the rate limiter (`rate_limit_per_s`, `burst`: a token bucket
 answering 429 with `Retry-After` and a precise `retry-after-ms`); then `responder(family, body)`
@@ -48,10 +50,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
+from ledgerrate.providers import families
 from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
 from ledgerrate.testing.fake_shapes import (
     FakeReply,
@@ -72,7 +75,6 @@ ONCE_FAULTS = {
 }
 SCRIPTS = (*ONCE_FAULTS, "fake-slow", "fake-malformed", "fake-empty", "fake-no-usage", "fake-tool")
 TORN_BODY = b'{"id": "torn-reply", "choices": [{"index": 0, "mess'
-KEY_HEADERS = {"openai": "authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}
 
 
 @dataclass(frozen=True)
@@ -187,8 +189,7 @@ class FakeProviderServer:
 
     def base_url(self, family: str) -> str:
         """The `base_url` for a ModelSpec of `family`, in that family's SDK convention."""
-        root = f"http://127.0.0.1:{self.port}"
-        return f"{root}/v1" if family == "openai" else root
+        return families.get(family).fake.base_url(f"http://127.0.0.1:{self.port}")
 
     @property
     def requests(self) -> list[FakeRequest]:
@@ -273,7 +274,8 @@ class FakeProviderServer:
 def echoed(family: str, reply: FakeReply, headers: dict[str, str]) -> FakeReply:
     """`reply` as a debugging proxy or a misconfigured gateway sends it: the caller's key header
     quoted in the answer text, in a tool call's arguments and in the reply's header fields."""
-    sent = f"{KEY_HEADERS[family]}: {headers.get(KEY_HEADERS[family], '')}"
+    key_header = families.get(family).fake.key_header
+    sent = f"{key_header}: {headers.get(key_header, '')}"
     calls = [FakeToolCall(c.name, {**c.arguments, "echo": sent}, c.id) for c in reply.tool_calls]
     text = f"{reply.text} (you sent {sent})" if reply.text or not calls else ""
     return dataclasses.replace(
@@ -357,28 +359,26 @@ class _Handler(BaseHTTPRequestHandler):
 
 def is_probe(body: dict[str, Any]) -> bool:
     """Whether a request is the runner's tools probe (its token is in the user turn)."""
-    return PROBE_TOKEN in json.dumps(body.get("messages") or body.get("contents") or [])
+    keys = dict.fromkeys(f.fake.turns_key for f in families.registered())
+    return PROBE_TOKEN in json.dumps([body.get(k) for k in keys])
 
 
 def _route(path: str) -> tuple[str | None, str]:
-    if path == "/v1/chat/completions":
-        return "openai", ""
-    if path == "/v1/messages":
-        return "anthropic", ""
-    for prefix in ("/v1beta/models/", "/v1/models/"):
-        if path.startswith(prefix) and path.endswith(":generateContent"):
-            return "gemini", unquote(path[len(prefix) : -len(":generateContent")])
+    for family in families.registered():
+        route = family.fake.route(path)
+        if route is not None:
+            return family.name, route.model
     return None, ""
 
 
 def _refuse(family: str, query: str, headers: dict[str, str]) -> tuple[int, str] | None:
     if "key=" in query:
         return 400, "API keys do not belong in the URL"
-    if not headers.get(KEY_HEADERS[family], "").strip():
-        return 401, f"missing {KEY_HEADERS[family]} header"
-    if family == "anthropic" and "anthropic-version" not in headers:
-        return 400, "anthropic-version header is required"
-    return None
+    fake = families.get(family).fake
+    if not headers.get(fake.key_header, "").strip():
+        return 401, f"missing {fake.key_header} header"
+    reason = fake.refuse(headers)
+    return None if reason is None else (400, reason)
 
 
 # --------------------------------------------------------------------------- in-process mock

@@ -60,3 +60,18 @@ def test_a_reader_that_imports_a_writer_for_a_path_breaks_the_contract(tmp_path:
     assert result.returncode != 0
     assert "ledgerrate.metrics.load -> ledgerrate.grade.spotcheck" in result.stdout
     assert "ledgerrate.publish.load -> ledgerrate.grade.stage" in result.stdout
+
+
+def test_a_family_that_imports_the_fake_server_breaks_the_contract(tmp_path: Path) -> None:
+    """A family's fake wire shapes sit beside its adapter; reaching from there into the fake
+    server (the test doubles) would load it in every real run, and breaks the build."""
+    shutil.copytree(
+        REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    adapter = tmp_path / "ledgerrate" / "providers" / "gemini.py"
+    adapter.write_text(
+        adapter.read_text() + "\nfrom ledgerrate.testing import fake_shapes as _up  # noqa\n"
+    )
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "ledgerrate.providers.gemini -> ledgerrate.testing.fake_shapes" in result.stdout

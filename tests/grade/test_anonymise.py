@@ -87,3 +87,14 @@ def test_longer_words_survive_redaction() -> None:
     assert redact_terms("alphabetical order, alpha-7 and alpha2", ["alpha"]) == (
         f"alphabetical order, {REDACTED} and {REDACTED}"
     )
+
+
+def test_the_vendor_words_are_the_families_own_and_unchanged() -> None:
+    """The words now come from each family's module; the judge of a sealed edition was shown
+    answers blinded with exactly these (verify re-derives its inputs), so none may move."""
+    from ledgerrate.grade.anonymise import vendor_words
+
+    assert vendor_words() == {
+        *("openai", "chatgpt", "gpt", "anthropic", "claude", "gemini", "google", "deepmind"),
+        *("llama", "meta ai", "mistral", "qwen", "deepseek", "grok"),
+    }
