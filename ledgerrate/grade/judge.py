@@ -2,19 +2,18 @@
 
 The judge is fixed per edition (`edition.yaml: judge`). It is called through the ordinary
 provider adapters and priced with the same frozen table as the models, but its spend is
-recorded in the judge block and never enters CPO. Each judged workload module provides
-`judge_material(item, answer_text)` (what the judge reads after the rubric) and
-`judge_outcome(item, verdict)` (the workload's pass rule applied to the judge's JSON).
+recorded in the judge block and never enters CPO. Each judged workload carries its judged part
+as a field, `Workload.judge` (`workloads.base.JudgeHooks`): `material(item, answer_text)` (what
+the judge reads after the rubric) and `outcome(item, verdict)` (the workload's pass rule applied
+to the judge's JSON).
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 import os
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ledgerrate.cost import call_cost, estimate_usage
@@ -30,7 +29,7 @@ from ledgerrate.providers.base import (
 from ledgerrate.providers.clock import CallClock
 from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
-from ledgerrate.workloads.base import Item, Workload
+from ledgerrate.workloads.base import Item, JudgeHooks, Workload
 
 JUDGE_SYSTEM_PREFIX = (
     "You are an impartial grader. You will see one submission, identified only by an opaque "
@@ -50,22 +49,15 @@ class JudgeFailed(Exception):
         self.block = block  # spend already incurred is still recorded
 
 
-@dataclass(frozen=True)
-class JudgeHooks:
-    material: Callable[[Item, str], str]
-    outcome: Callable[[Item, dict[str, Any]], tuple[bool, dict[str, float], float]]
-
-
 def hooks_for(workload: Workload) -> JudgeHooks:
-    """The judged-part functions exported by the workload's module."""
-    module = inspect.getmodule(workload.grade)
-    material = getattr(module, "judge_material", None)
-    outcome = getattr(module, "judge_outcome", None)
-    if material is None or outcome is None:
+    """The workload's judged part (`Workload.judge`)."""
+    if workload.judge is None:
         raise JudgeUnavailable(
-            f"{workload.id} is judged but its module defines no judge_material/judge_outcome"
+            f"{workload.id} (grader revision {workload.grader_revision}) is judged but has no "
+            "judge hooks; set Workload.judge where the workload is assembled (for a version "
+            "hashed whole, with workloads.base.with_judge outside its hashed modules)"
         )
-    return JudgeHooks(material=material, outcome=outcome)
+    return workload.judge
 
 
 def judge_spec(manifest: EditionManifest, *, second: bool = False) -> ModelSpec | None:

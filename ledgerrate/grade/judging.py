@@ -23,7 +23,6 @@ from rich.console import Console
 from ledgerrate.grade.carry import Carried
 from ledgerrate.grade.judge import (
     JudgeFailed,
-    JudgeHooks,
     JudgeUnavailable,
     api_key,
     judge_one,
@@ -44,7 +43,7 @@ from ledgerrate.schema import (
     RunRecord,
     SpotcheckBlock,
 )
-from ledgerrate.workloads.base import Grade, Item, Workload
+from ledgerrate.workloads.base import Grade, Item, JudgeHooks, Workload
 
 
 def seed_for(secret: bytes, purpose: str) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ledgerrate.io import atomic_write_text
-from ledgerrate.publish import charts, tables
+from ledgerrate.publish import charts, site_paths, tables
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.card import RateCard
 from ledgerrate.publish.load import Edition
@@ -75,7 +75,8 @@ def card_extras(
     (`""` for the home page) whose way back to the site root is `root`."""
     svg = charts.gap_svg(edition.results, card, footer(edition))
     title = f"Edition {edition.id}: cheapest qualifying rate vs flagship rate per job"
-    data_stem = "ratecard" if rel_dir else f"ratecard-{segment(edition.id)}"
+    home_stem = site_paths.HOME_CARD_DATA.format(edition=segment(edition.id))
+    data_stem = "ratecard" if rel_dir else home_stem
     return {
         "gap_chart": _svg_img(docs, rel_dir, f"{stem}.svg", svg, title),
         "card_table": tables.write_workload_table(

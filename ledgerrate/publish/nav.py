@@ -12,16 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-SECTIONS = (
-    ("editions", "Editions"),
-    ("workloads", "Workloads"),
-    ("primitives", "Primitives"),
-    ("models", "Models"),
-    ("compare", "Compare"),
-    ("methodology", "Methodology"),
-    ("data", "Data"),
-    ("errata", "Errata"),
-)
+from ledgerrate.publish import site_paths
+
+# In the order a reader needs them; the folders are `site_paths`', which `render` also reserves.
+SECTIONS = site_paths.SECTIONS
 # A sidebar section with more entries than this shows only its index page, which lists them
 # all: 215 model pages in every page's sidebar are unreadable, and each of a site's N pages then
 # carries an N-entry nav (the theme rendered ~500 links into each drill-down, 80% of mkdocs'
@@ -30,10 +24,12 @@ MAX_SECTION_ENTRIES = 24
 # Sections shown in the sidebar by their index page alone, whatever their length: the index
 # lists every erratum (grouped by edition), primitive and workload (in the card's order), and
 # fifteen errata or seven primitives made the sidebar longer than the page beside it.
-INDEX_ONLY = frozenset({"errata", "primitives", "workloads", "compare"})
+INDEX_ONLY = frozenset(
+    {site_paths.ERRATA, site_paths.PRIMITIVES, site_paths.WORKLOADS, site_paths.COMPARE}
+)
 # Sections that read best alphabetically (workload versions side by side); the others list
 # their newest entry (edition, erratum, methodology version) first.
-ALPHABETICAL = frozenset({"workloads", "models"})
+ALPHABETICAL = frozenset({site_paths.WORKLOADS, site_paths.MODELS})
 _HEADING = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -92,8 +88,8 @@ def site_nav(docs: Path) -> tuple[list[Any], list[str]]:
     (patterns to add to `not_in_nav`, which strict mode otherwise reports as omitted)."""
     nav: list[Any] = []
     omitted: list[str] = []
-    if (docs / "index.md").exists():
-        nav.append({"Rate card": "index.md"})
+    if (docs / site_paths.HOME).exists():
+        nav.append({"Rate card": site_paths.HOME})
     for folder, title in SECTIONS:
         if (docs / folder).is_dir():
             entries = _entries(docs, docs / folder, omitted)

@@ -28,6 +28,7 @@ from ledgerrate.publish import (
     fmt,
     links,
     sealed_list,
+    site_paths,
     tables,
 )
 from ledgerrate.publish import errata as errata_mod
@@ -140,10 +141,15 @@ def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | No
             notes=_edition_notes(latest),
             methodology=site.methodology_versions,
             **explore.card_extras(
-                latest, edition_card(latest), docs, "", f"gap-{latest.id}", cache=cache
+                latest,
+                edition_card(latest),
+                docs,
+                "",
+                site_paths.HOME_CHART.format(edition=latest.id),
+                cache=cache,
             ),
         )
-    _write(docs, "index.md", env.get_template("home.md.j2").render(ctx))
+    _write(docs, site_paths.HOME, env.get_template("home.md.j2").render(ctx))
 
 
 def spotcheck_notes(root: Path) -> list[str]:
@@ -190,7 +196,7 @@ def render_edition(
         "spot_notes": spotcheck_notes(edition.paths.root),
         "methodology": site.methodology_versions,
     }
-    rel_dir = f"editions/{segment(edition.id)}"
+    rel_dir = f"{site_paths.EDITIONS}/{segment(edition.id)}"
     extras = explore.card_extras(
         edition, ctx["card"], docs, root, "gap", rel_dir=rel_dir, cache=cache
     )
@@ -239,7 +245,7 @@ def render_workload(
 ) -> None:
     root = "../../"
     figures = figures if figures is not None else CellFigures()
-    rel_dir = f"workloads/{segment(workload_id)}"
+    rel_dir = f"{site_paths.WORKLOADS}/{segment(workload_id)}"
     runs: list[dict[str, Any]] = []
     for edition, result in site.workloads[workload_id]:
         names = {m.id: m.name for m in edition.manifest.models}
@@ -312,7 +318,7 @@ def render_model(
                 "cells": [(c, figures(r.edition, c, root)) for c in r.cells],
                 "table": tables.write_cell_table(
                     docs,
-                    f"models/{segment(model_id)}",
+                    f"{site_paths.MODELS}/{segment(model_id)}",
                     f"cells-{segment(r.edition.id)}",
                     r.edition.results,
                     r.cells,
@@ -324,7 +330,7 @@ def render_model(
         ],
         "name": rows[-1].spec.name,
     }
-    rel = f"models/{segment(model_id)}/index.md"
+    rel = f"{site_paths.MODELS}/{segment(model_id)}/index.md"
     _write(docs, rel, env.get_template("model.md.j2").render(ctx))
 
 
@@ -343,18 +349,18 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
         "corrections": corrected.corrected_results(edition, None).corrections,
     }
-    rel = f"data/{segment(edition.id)}/index.md"
+    rel = f"{site_paths.DATA}/{segment(edition.id)}/index.md"
     _write(docs, rel, env.get_template("data.md.j2").render(ctx))
 
 
 def render_errata(env: Environment, site: Site, docs: Path) -> None:
     for note in site.errata:
         ctx = {"root": "../../", "note": note, "e": note.erratum}
-        rel = f"errata/{segment(note.erratum.id)}/index.md"
+        rel = f"{site_paths.ERRATA}/{segment(note.erratum.id)}/index.md"
         _write(docs, rel, env.get_template("erratum.md.j2").render(ctx))
     _write(
         docs,
-        "errata/index.md",
+        f"{site_paths.ERRATA}/index.md",
         env.get_template("errata_index.md.j2").render(
             {"root": "../", "site": site, "errata_by_edition": errata_mod.by_edition}
         ),
@@ -363,7 +369,7 @@ def render_errata(env: Environment, site: Site, docs: Path) -> None:
 
 def render_indexes(env: Environment, site: Site, docs: Path) -> None:
     """Section landing pages, so each nav section has a page listing its permanent URLs."""
-    for name in ("editions", "workloads", "models", "data"):
+    for name in (site_paths.EDITIONS, site_paths.WORKLOADS, site_paths.MODELS, site_paths.DATA):
         context = {
             "root": "../",
             "site": site,
@@ -388,10 +394,10 @@ def render_primitives(
             )
     listed = [{"name": p, "versions": v} for p, v in by_primitive.items()]
     index = env.get_template("primitives_index.md.j2").render({"root": "../", "primitives": listed})
-    _write(docs, "primitives/index.md", index)
+    _write(docs, f"{site_paths.PRIMITIVES}/index.md", index)
     for primitive, versions in by_primitive.items():
         ctx = {"root": "../../", "primitive": primitive, "versions": versions}
-        rel = f"primitives/{segment(primitive)}/index.md"
+        rel = f"{site_paths.PRIMITIVES}/{segment(primitive)}/index.md"
         _write(docs, rel, env.get_template("primitive.md.j2").render(ctx))
 
 

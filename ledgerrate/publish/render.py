@@ -15,7 +15,7 @@ from typing import Any
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes
-from ledgerrate.publish import charts, compare, drilldown
+from ledgerrate.publish import charts, compare, drilldown, site_paths
 from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain
 from ledgerrate.publish.card import rate_card
@@ -49,13 +49,6 @@ def _copy_site_src(site_src: Path, docs: Path) -> set[str]:
     return {d.name for d in methodology.iterdir() if (d / "index.md").is_file()}
 
 
-def _reserved_clash(site_src: Path) -> list[str]:
-    """Generated pages own these paths; a hand-written page there would be silently lost."""
-    reserved = ["index.md", "errata.xml", "editions", "workloads", "models", "data", "errata"]
-    reserved += ["compare", "runs"]
-    return [name for name in reserved if (site_src / name).exists()]
-
-
 def render_into(
     editions_dir: Path,
     docs: Path,
@@ -81,9 +74,9 @@ def render_into(
                 site_url=site_url,
             )
         return
-    clash = _reserved_clash(site_src)
+    clash = site_paths.clashes(site_src)  # generated pages would silently replace these
     if clash:
-        raise UsageProblem(f"{site_src}: {', '.join(clash)} are generated; move those pages")
+        raise UsageProblem(site_paths.clash_message(site_src, clash))
     # 1. hand-written pages (methodology, about, stylesheets)
     methodology = _copy_site_src(site_src, docs)
     write_fonts(docs)  # served from the site itself: no request leaves it
@@ -95,7 +88,7 @@ def render_into(
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
     #    share nothing here, so they are written side by side on every CPU (`worth_forking`)
     def downloads(edition: Edition) -> DataSection:
-        dest = docs / "data" / segment(edition.id)
+        dest = docs / site_paths.DATA / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
         _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
         return write_downloads(edition, dest, cache)
@@ -108,7 +101,7 @@ def render_into(
     newest = max(stamps, default=dt.date(2026, 1, 1))
     updated = dt.datetime.combine(newest, dt.time(0, 0), tzinfo=dt.UTC)
     brand = site.latest.manifest.brand if site.latest else "LedgerRate"
-    write_plain(docs / "errata.xml", atom_feed(site.errata, updated, brand))
+    write_plain(docs / site_paths.ERRATA_FEED, atom_feed(site.errata, updated, brand))
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     publish_verifier(docs)  # the standalone verifier, listed on the data index
     # 5. the pages themselves, and each methodology changelog's seed releases and losses

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ledgerrate.hashing import (
@@ -127,6 +127,20 @@ class ToolFactory(Protocol):
     def __call__(self, item: Item, dataset: Dataset, workdir: Any) -> Toolset: ...
 
 
+@dataclass(frozen=True)
+class JudgeHooks:
+    """The judged part of a workload's grade (standard §5), called by `grade/judge.py`.
+
+    `material(item, answer_text)` is what the judge reads after the rubric; `outcome(item,
+    verdict)` applies the workload's pass rule to the judge's JSON and returns (passed, the
+    criteria's scores, the score). Both decide grades, so their code belongs in the grader hash
+    (`grader_sources`) of every revision that carries them.
+    """
+
+    material: Callable[[Item, str], str]
+    outcome: Callable[[Item, dict[str, Any]], tuple[bool, dict[str, float], float]]
+
+
 # The frozen primitive taxonomy of the standard (§1, §1.1): closed for every 1.x methodology.
 PRIMITIVES = ("extract", "classify", "reconcile", "generate", "synthesize", "query", "execute")
 
@@ -167,12 +181,21 @@ class Workload:
     # corrected grades as a new revision. A change to what a model is asked is never a grader
     # revision: it is a new version.
     superseded: tuple[Workload, ...] = ()
+    # The judged part, for `judged` workloads. Not a key of the workload hash (the hooks' code is
+    # hashed through `grader_sources`), so a frozen version gets it outside its hashed module
+    # with `with_judge`, and a new one passes it to the constructor.
+    judge: JudgeHooks | None = None
 
     def __post_init__(self) -> None:
         if self.primitive not in PRIMITIVES:
             raise ValueError(
                 f"workload {self.id}: primitive {self.primitive!r} is not one of the standard's "
                 f"seven ({', '.join(PRIMITIVES)}); the taxonomy is frozen for methodology 1.x"
+            )
+        if self.judge is not None and not self.judged:
+            raise ValueError(
+                f"workload {self.id}: judge hooks given but judged=False; set judged=True or "
+                "drop the hooks"
             )
 
     @property
@@ -233,3 +256,16 @@ class Workload:
             },
             scheme,
         )
+
+
+def with_judge(workload: Workload, hooks: JudgeHooks) -> Workload:
+    """`workload` and each of its superseded revisions with `hooks` as their judged part.
+
+    For a judged version whose revisions share one judged part and whose modules are hashed
+    whole, so cannot name the hooks in the `Workload(...)` they build; every hashed key stays as
+    it was."""
+    return replace(
+        workload,
+        judge=hooks,
+        superseded=tuple(replace(revision, judge=hooks) for revision in workload.superseded),
+    )

@@ -2,7 +2,8 @@
 adding a version is one visible line here.
 
 Versions are never edited in place: a change to dataset design, prompt or pass criteria is a new
-module (`v2.py`) and a new line here (standard §7).
+module (`v2.py`) and a new line here (standard §7). A judged version whose modules are hashed
+whole is listed through its `v1_judged.py`, which attaches the judge hooks they cannot name.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from ledgerrate.workloads.execute_month_end import v1 as execute_month_end_v1
 from ledgerrate.workloads.execute_month_end import v2 as execute_month_end_v2
 from ledgerrate.workloads.extract_invoice import v1 as extract_invoice_v1
 from ledgerrate.workloads.extract_invoice import v2 as extract_invoice_v2
-from ledgerrate.workloads.generate_variance_commentary import v1 as generate_variance_commentary_v1
+from ledgerrate.workloads.generate_variance_commentary import (
+    v1_judged as generate_variance_commentary_v1,
+)
 from ledgerrate.workloads.query_nl2sql import v1 as query_nl2sql_v1
 from ledgerrate.workloads.query_nl2sql import v2 as query_nl2sql_v2
 from ledgerrate.workloads.reconcile_ledger import v1 as reconcile_ledger_v1
-from ledgerrate.workloads.synthesize_board_brief import v1 as synthesize_board_brief_v1
+from ledgerrate.workloads.synthesize_board_brief import v1_judged as synthesize_board_brief_v1
 from ledgerrate.workloads.triage_ap_inbox import v1 as triage_ap_inbox_v1
 
 WORKLOADS: tuple[Workload, ...] = (

@@ -19,11 +19,17 @@ from ledgerrate.schema import RunRecord
 from ledgerrate.testing.fake_shapes import FakeReply
 from ledgerrate.workloads.base import Dataset, Workload
 from ledgerrate.workloads.generate_variance_commentary import v1 as variance
+from ledgerrate.workloads.generate_variance_commentary import v1_judged as variance_judged
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.synthesize_board_brief import v1_judged as brief_judged
 
 VARIANCE = variance.WORKLOAD.id
 BRIEF = brief.WORKLOAD.id
-WORKLOADS: dict[str, Workload] = {VARIANCE: variance.WORKLOAD, BRIEF: brief.WORKLOAD}
+# The workloads as the catalogue lists them: with their judge hooks (`Workload.judge`).
+WORKLOADS: dict[str, Workload] = {
+    VARIANCE: variance_judged.WORKLOAD,
+    BRIEF: brief_judged.WORKLOAD,
+}
 JUDGE_KEY_ENV = "LR_TEST_JUDGE_KEY"
 NOW = dt.datetime.now(dt.UTC)
 

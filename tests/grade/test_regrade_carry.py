@@ -25,10 +25,18 @@ from ledgerrate.schema import CellResult, Check
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.base import Answer, Grade, Item, Workload
 from ledgerrate.workloads.synthesize_board_brief import v1 as brief
-from tests.grade.gradekit import BRIEF, JUDGE_KEY_ENV, MiniEdition, make_edition, scoring_responder
+from tests.grade.gradekit import (
+    BRIEF,
+    JUDGE_KEY_ENV,
+    WORKLOADS,
+    MiniEdition,
+    make_edition,
+    scoring_responder,
+)
 
 ONE = {"alpha": {"provider": "openai", "family": "acmeai", "api_model": "acme-large-2"}}
 CELL = (BRIEF, "alpha", "single-shot")
+BRIEF_WORKLOAD = WORKLOADS[BRIEF]  # with its judge hooks, which a revision made by `replace` keeps
 
 
 def _fill_yes(form: Path) -> None:
@@ -68,7 +76,7 @@ def _spotchecked(
     )
     for item in ed.dataset(BRIEF).items:
         ed.add_run(BRIEF, "alpha", "single-shot", item.id, brief.reference_answer(item))
-    grade_edition(ed.root, lookup=lambda _w: brief.WORKLOAD)
+    grade_edition(ed.root, lookup=lambda _w: BRIEF_WORKLOAD)
     _invoke("spotcheck", "sample", str(ed.root))
     _fill_yes(ed.paths.spotcheck(BRIEF))
     _invoke("spotcheck", "import", str(ed.root), str(ed.paths.spotcheck(BRIEF)))
@@ -78,12 +86,12 @@ def _spotchecked(
 
 def _revised(grade: object) -> Workload:
     """The board brief under a corrected grader (a grader revision, as `superseded` records)."""
-    return dataclasses.replace(brief.WORKLOAD, grade=grade, superseded=(brief.WORKLOAD,))  # type: ignore[arg-type]
+    return dataclasses.replace(BRIEF_WORKLOAD, grade=grade, superseded=(BRIEF_WORKLOAD,))  # type: ignore[arg-type]
 
 
 def _with_extra_check(passed: bool) -> object:
     def grade(item: Item, answer: Answer) -> Grade:
-        old = brief.WORKLOAD.grade(item, answer)
+        old = BRIEF_WORKLOAD.grade(item, answer)
         check = Check(name="revised_check", passed=passed, detail="added by the revision")
         return dataclasses.replace(
             old,
@@ -92,8 +100,6 @@ def _with_extra_check(passed: bool) -> object:
             judge_input=old.judge_input if passed else None,
         )
 
-    # The judge's hooks are found through the grader's module, as for any workload version.
-    grade.__module__ = brief.__name__
     return grade
 
 
@@ -104,7 +110,7 @@ def test_a_regrade_under_an_unchanged_grader_keeps_the_spotchecks_and_calls_no_j
         ed = _spotchecked(tmp_path, monkeypatch, fake)
         before = latest_grades(ed.paths.grades(*CELL))
         calls = len(fake.requests)
-        monkeypatch.setattr("ledgerrate.workloads.get", lambda _w: brief.WORKLOAD)
+        monkeypatch.setattr("ledgerrate.workloads.get", lambda _w: BRIEF_WORKLOAD)
         out = _invoke("grade", str(ed.root), "--regrade")
         assert len(fake.requests) == calls  # no judge call
     assert "15 judge verdict(s) and 3 human verdict(s) carried forward" in out, out
