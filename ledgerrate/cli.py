@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from ledgerrate.errors import UsageProblem
 from ledgerrate.gc_policy import for_batch_work
 from ledgerrate.io import FileProblem
+
 # Imported for its effect: every registered family's `provider:` is valid before an edition is read.
 from ledgerrate.providers import families as _families  # noqa: F401
 
