@@ -1,9 +1,10 @@
 """How an amount of US dollars reads: one rule for the site, the PDF, the CLI and run progress.
 
-At most four significant digits (cents kept from $0.01 up to $1,000, because money is read to
-the cent), never a run of zeros: a per-unit amount under a cent (a rate, a CPO) is shown per a
-thousand, million, billion or trillion units, so a reference baseline's CPO of $0.00000001228
-reads "$12.28 per billion outcomes"; a total under a cent reads "under $0.01".
+A cost per unit (a CPO, a rate, a cost per attempt) reads in plain dollars to three significant
+digits however small (`plain`), and a CPO in the job's own unit, per job at the job's volume and
+per single item (`job_and_item`): "$0.000157 per job · $0.000000157 per item", never "per
+billion outcomes". A total reads to at most four significant digits, cents kept from $0.01 up
+to $1,000; a total under a cent reads "under $0.01" (`usd`).
 The exact stored value is always one call away (`exact`), and the site puts it on hover.
 Formatting only: nothing here changes a figure, and the published files keep every digit.
 """
@@ -111,19 +112,19 @@ def plain(value: Amount, digits: int = 3) -> str:
     return f"{sign}${abs(rounded):f}"
 
 
+def job_and_item(
+    cpo: Amount, volume: int, lo: Amount | None = None, hi: Amount | None = None
+) -> str:
+    """A cost per successful item in the job's own unit, as the rate card reads it: per job at
+    the job's volume and per single item, both `plain` ("$0.000157 per job · $0.000000157 per
+    item"); an interval, when given, bounds the item's cost ("… per item [$a, $b]")."""
+    item = as_decimal(cpo)
+    text = f"{plain(item * volume)} per job · {plain(item)} per item"
+    if lo is None or hi is None:
+        return text
+    return f"{text} [{plain(lo)}, {plain(hi)}]"
+
+
 def usd(value: Amount | None, unit: str = "") -> str:
     """The one money formatter: `—` for an undefined amount."""
     return "—" if value is None else reading(value, unit).text
-
-
-def usd_interval(value: Amount, lo: Amount | None, hi: Amount | None, unit: str = "") -> str:
-    """A point with its interval, every figure in the point's scale:
-    "$12.28 [$9.50, $15.10] per billion outcomes"."""
-    point = reading(value, unit)
-    if lo is None or hi is None:
-        return point.text
-    bare = (point.scale, "")  # the scale word is said once, after the bracket
-    bounds = [reading(b, scale=bare).text for b in (lo, hi)]
-    head = reading(value, scale=bare).text
-    tail = point.text[len(head) :]
-    return f"{head} [{bounds[0]}, {bounds[1]}]{tail}"

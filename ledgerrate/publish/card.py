@@ -280,13 +280,6 @@ class RateCard:
                     found.append(erratum)
         return found
 
-    @property
-    def scaled(self) -> bool:
-        """Does any shown rate read per thousand/million/…? Then the card says how to read it."""
-        rates = [p.money for ln in self.lines for p in (ln.rate, ln.flagship) if p]
-        rates += [r.rate for r in self.references if r.rate]
-        return any(r.scale_word for r in rates)
-
 
 def _priced(
     line: RateLine, volume: int, bar: float, qualifying: bool = True, gap: str | None = None

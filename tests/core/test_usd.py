@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledgerrate.usd import exact, reading, usd, usd_interval
+from ledgerrate.usd import exact, job_and_item, reading, usd
 
 D = Decimal
 
@@ -39,10 +39,12 @@ def test_sub_cent_rate_is_not_under_a_cent_with_a_tail_of_zeros() -> None:
     assert shown.exact == "$0.00000001228"
 
 
-def test_interval_bounds_share_the_scale_of_the_point() -> None:
-    # Was: "CPO $0. [$0., $0.00000001]" in `ledgerrate results`.
-    text = usd_interval(D("0.00000009707"), D("0.00000007544"), D("0.000000132"), "outcomes")
-    assert text == "$97.07 [$75.44, $132] per billion outcomes"
+def test_a_cpo_reads_per_job_and_per_item_with_its_interval_per_item() -> None:
+    # Was: "$97.07 [$75.44, $132] per billion outcomes" on the results tables and the CLI.
+    text = job_and_item(D("0.00000009707"), 1000, D("0.00000007544"), D("0.000000132"))
+    assert text == "$0.0000971 per job · $0.0000000971 per item [$0.0000000754, $0.000000132]"
+    assert job_and_item(D("0.00000015662"), 1000) == "$0.000157 per job · $0.000000157 per item"
+    assert job_and_item(D("12.346"), 1) == "$12.35 per job · $12.35 per item"
 
 
 def test_exact_keeps_every_digit() -> None:
