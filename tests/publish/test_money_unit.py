@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.publish import charts
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.compare import render_compare
-from ledgerrate.publish.load import Edition, load_edition
+from ledgerrate.publish.load import Edition
 from ledgerrate.publish.pages import (
     make_env,
     render_edition,
@@ -23,7 +24,7 @@ from ledgerrate.publish.pages import (
     render_primitives,
     render_workload,
 )
-from ledgerrate.publish.render import TEMPLATES
+from ledgerrate.publish.render import TEMPLATES, render_into
 from ledgerrate.publish.site import build_site_model
 from ledgerrate.schema import EditionResults
 from ledgerrate.usd import job_and_item
@@ -111,18 +112,24 @@ def test_the_gap_and_cost_charts_describe_costs_in_the_cards_unit() -> None:
     assert not RESCALED.search(scatter) and " per item" in scatter
 
 
-def _bundled(edition_id: str) -> Edition:
-    return load_edition(
-        BUNDLED / edition_id, lambda root: load_model(EditionResults, root / "results.json")
+def test_no_page_of_the_bundled_site_reads_a_cpo_per_billion(tmp_path: Path) -> None:
+    """Every page the build writes (home, editions, workloads, models, compare, primitives, runs
+    and items pages), rendered from the bundled editions as published."""
+    editions = tmp_path / "editions"
+    shutil.copytree(BUNDLED, editions)  # the build's rendering step writes nothing here; a copy
+    docs = tmp_path / "docs"
+    render_into(
+        editions, docs, results_fn=lambda root: load_model(EditionResults, root / "results.json")
     )
-
-
-def test_bundled_editions_pages_say_no_cpo_per_billion(tmp_path: Path) -> None:
-    ids = sorted(p.name for p in BUNDLED.iterdir() if (p / "results.json").exists())
-    editions = [_bundled(i) for i in ids]
-    pages = _render(editions, tmp_path)
+    pages = {
+        str(p.relative_to(docs)): html.unescape(p.read_text("utf-8")) for p in docs.rglob("*.md")
+    }
+    assert any(path.startswith("runs/") for path in pages) and "index.md" in pages
     for path, text in pages.items():
         assert not RESCALED.search(text), (path, RESCALED.search(text))
+        assert not re.search(r"per (billion|million)(?! tokens)", text), path
     # 2026-12's reference baseline on extract.invoice.v2, as its card reads it.
     page = pages["workloads/extract.invoice.v2/index.md"]
     assert "$0.000157 per job · $0.000000157 per item" in page
+    drill = pages["runs/2026-12/extract.invoice.v2/reference/single-shot/index.md"]
+    assert "CPO $0.000157 per job · $0.000000157 per item" in drill
