@@ -1,7 +1,7 @@
 """How figures read on a page. Formatting only: never rounds a figure into a different claim.
 
-Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded or
-rescaled amount carries its exact value on hover (`title`), and the downloads keep every digit.
+Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded
+amount carries its exact value on hover (`title`), and the downloads keep every digit.
 """
 
 from __future__ import annotations
@@ -31,18 +31,16 @@ VERDICTS = {
 }
 
 
-def usd(value: Decimal | float | None, unit: str = "") -> str:
-    """Plain text (table cells that an erratum may strike through, chart labels)."""
-    return usd_text(value, unit)
+def usd(value: Decimal | float | None) -> str:
+    """A total as plain text (table cells that an erratum may strike through)."""
+    return usd_text(value)
 
 
 def shown(value: Reading) -> Markup:
-    """An amount as read, its exact value one hover away when the text rounds or rescales."""
+    """An amount as read, its exact value one hover away when the text rounds it."""
     if value.text == value.exact:
         return md_text(value.text)
     title = f"exactly {value.exact}"
-    if value.scale_word:
-        title += f" each; {value.text.split(' per ')[0]} per {value.scale:,}"
     return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(value.text)}</span>')
 
 
@@ -55,7 +53,7 @@ def job_cost(line: Any, strong: bool = False) -> Markup:
     """A card line's cost in the job's own unit: per job at the card's volume, and per single
     item, both in plain dollars (never "per billion"); every digit one hover away."""
     if line.per_item is None:
-        return shown(line.money if hasattr(line, "money") else line.rate)
+        return Markup("—")
     title = md_text(f"exactly {exact_usd(line.cpo * line.volume)} per job, "
                     f"{exact_usd(line.cpo)} per item")  # fmt: skip
     job = md_text(line.per_job)
@@ -75,8 +73,9 @@ def money_text(text: str, value: Amount | None) -> Markup:
     return Markup(f'<span class="lr-money" title="{title}">{md_text(text)}</span>')
 
 
-def money(value: Amount | None, unit: str = "") -> Markup:
-    return Markup("—") if value is None else shown(reading(value, unit))
+def money(value: Amount | None) -> Markup:
+    """A total, its exact value on hover."""
+    return Markup("—") if value is None else shown(reading(value))
 
 
 def rate_of(line: RateLine, volume: int) -> Markup:

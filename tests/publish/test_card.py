@@ -16,7 +16,7 @@ from ledgerrate.publish.card import (
     premium_text,
     rate_card,
 )
-from ledgerrate.usd import plain
+from ledgerrate.usd import exact, plain
 from tests.publish import card_fixture
 
 
@@ -61,7 +61,7 @@ def test_sub_cent_rates_read_in_plain_dollars_per_job_and_per_item(card: RateCar
     assert rate is not None and rate.cpo is not None
     assert rate.per_job == plain(rate.cpo * rate.volume) and rate.per_item == plain(rate.cpo)
     assert rate.per_job.startswith("$0.0") and " per " not in rate.per_job
-    assert rate.money.exact.startswith("$0.000")  # under a cent, exact on request
+    assert exact(rate.cpo).startswith("$0.000")  # under a cent, exact on request
 
 
 def test_footer_names_edition_id_and_date(card: RateCard) -> None:
