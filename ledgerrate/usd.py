@@ -1,9 +1,10 @@
 """How an amount of US dollars reads: one rule for the site, the PDF, the CLI and run progress.
 
-At most four significant digits (cents kept from $0.01 up to $1,000, because money is read to
-the cent), never a run of zeros: a per-unit amount under a cent (a rate, a CPO) is shown per a
-thousand, million, billion or trillion units, so a reference baseline's CPO of $0.00000001228
-reads "$12.28 per billion outcomes"; a total under a cent reads "under $0.01".
+A cost per unit (a CPO, a rate, a cost per attempt) reads in plain dollars to three significant
+digits however small (`plain`), and a CPO in the job's own unit, per job at the job's volume and
+per single item (`job_and_item`): "$0.000157 per job · $0.000000157 per item", never "per
+billion outcomes". A total reads to at most four significant digits, cents kept from $0.01 up
+to $1,000; a total under a cent reads "under $0.01" (`usd`).
 The exact stored value is always one call away (`exact`), and the site puts it on hover.
 Formatting only: nothing here changes a figure, and the published files keep every digit.
 """
@@ -15,13 +16,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 CENT = Decimal("0.01")
 THOUSAND = Decimal(1000)
-_SCALES = (
-    (Decimal(10) ** 3, "thousand"),
-    (Decimal(10) ** 6, "million"),
-    (Decimal(10) ** 9, "billion"),
-    (Decimal(10) ** 12, "trillion"),
-    (Decimal(10) ** 15, "quadrillion"),
-)
 Amount = Decimal | float | int | str
 
 
@@ -29,10 +23,8 @@ Amount = Decimal | float | int | str
 class Reading:
     """An amount as a person reads it."""
 
-    text: str  # "$12.28 per billion outcomes", "$0.42", "$1,235"
+    text: str  # "$0.42", "$1,235", "under $0.01"
     exact: str  # every stored digit: "$0.00000001228"
-    scale: Decimal  # 1, or the power of 1,000 the shown figure is per
-    scale_word: str  # "" or "thousand", "million", …
 
 
 def as_decimal(value: Amount) -> Decimal:
@@ -53,49 +45,29 @@ def exact(value: Amount) -> str:
     return f"{sign}${int(whole):,}" + (f".{frac}" if frac else "")
 
 
-def _plain(amount: Decimal, *, cents: bool = True) -> str:
-    """A non-negative amount of at least a cent (or a rescaled one), or zero: four significant
-    digits; cents kept below $1,000 when `cents`, whole dollars above."""
+def _plain(amount: Decimal) -> str:
+    """A non-negative amount of at least a cent, or zero: four significant digits; cents kept
+    below $1,000, whole dollars above."""
     if amount == 0:
         return "$0"
     if amount >= THOUSAND:
         return f"${amount.quantize(Decimal(1), rounding=ROUND_HALF_EVEN):,}"
-    places = max(2 if cents else 0, 3 - amount.adjusted())
+    places = max(2, 3 - amount.adjusted())
     rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
     if rounded >= THOUSAND:
-        return _plain(rounded, cents=cents)
+        return _plain(rounded)
     whole, _, frac = f"{rounded:f}".partition(".")
-    frac = frac.rstrip("0").ljust(2, "0") if cents else frac.rstrip("0")
-    return f"${int(whole):,}" + (f".{frac}" if frac else "")
+    return f"${int(whole):,}.{frac.rstrip('0').ljust(2, '0')}"
 
 
-def scale_for(value: Amount) -> tuple[Decimal, str]:
-    """The power of 1,000 that lifts a sub-cent amount to at least $1 (1 for a cent or more)."""
-    amount = abs(as_decimal(value))
-    if amount == 0 or amount >= CENT:
-        return Decimal(1), ""
-    for factor, word in _SCALES:
-        if amount * factor >= 1:
-            return factor, word
-    return _SCALES[-1]
-
-
-def reading(value: Amount, unit: str = "", *, scale: tuple[Decimal, str] | None = None) -> Reading:
-    """The amount as read. A per-unit figure (a rate, a CPO) names its `unit` ("jobs",
-    "outcomes") and reads per thousand/million/… units below a cent; a total without a unit
-    reads "under $0.01" there. `scale` forces the scale of another figure (the bounds of an
-    interval are read in the scale of its point)."""
+def reading(value: Amount) -> Reading:
+    """A total as read (a spend, a grading bill, a run's cost): it is not per anything, so an
+    amount under a cent is said to be "under $0.01"; a cost per unit reads with `plain`."""
     amount = as_decimal(value)
-    if scale is None and not unit and 0 < abs(amount) < CENT:
-        # A total (spend, a grading bill) is not per anything: it is said to be under a cent.
-        return Reading(("-" if amount < 0 else "") + "under $0.01", exact(amount), Decimal(1), "")
-    factor, word = scale or scale_for(amount)
     sign = "-" if amount < 0 else ""
-    # A rescaled figure is a reading aid, not a sum of money: no cents padding there.
-    shown = sign + _plain(abs(amount) * factor, cents=factor == 1)
-    if word:
-        shown += f" per {word}" + (f" {unit}" if unit else "")
-    return Reading(shown, exact(amount), factor, word)
+    if 0 < abs(amount) < CENT:
+        return Reading(sign + "under $0.01", exact(amount))
+    return Reading(sign + _plain(abs(amount)), exact(amount))
 
 
 def plain(value: Amount, digits: int = 3) -> str:
@@ -104,26 +76,26 @@ def plain(value: Amount, digits: int = 3) -> str:
     in the same unit however small they are."""
     amount = as_decimal(value)
     if amount == 0 or abs(amount) >= CENT:
-        return reading(amount, "x", scale=(Decimal(1), "")).text
+        return ("-" if amount < 0 else "") + _plain(abs(amount))
     places = digits - 1 - amount.adjusted()
     rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
     sign = "-" if rounded < 0 else ""
     return f"{sign}${abs(rounded):f}"
 
 
-def usd(value: Amount | None, unit: str = "") -> str:
-    """The one money formatter: `—` for an undefined amount."""
-    return "—" if value is None else reading(value, unit).text
-
-
-def usd_interval(value: Amount, lo: Amount | None, hi: Amount | None, unit: str = "") -> str:
-    """A point with its interval, every figure in the point's scale:
-    "$12.28 [$9.50, $15.10] per billion outcomes"."""
-    point = reading(value, unit)
+def job_and_item(
+    cpo: Amount, volume: int, lo: Amount | None = None, hi: Amount | None = None
+) -> str:
+    """A cost per successful item in the job's own unit, as the rate card reads it: per job at
+    the job's volume and per single item, both `plain` ("$0.000157 per job · $0.000000157 per
+    item"); an interval, when given, bounds the item's cost ("… per item [$a, $b]")."""
+    item = as_decimal(cpo)
+    text = f"{plain(item * volume)} per job · {plain(item)} per item"
     if lo is None or hi is None:
-        return point.text
-    bare = (point.scale, "")  # the scale word is said once, after the bracket
-    bounds = [reading(b, scale=bare).text for b in (lo, hi)]
-    head = reading(value, scale=bare).text
-    tail = point.text[len(head) :]
-    return f"{head} [{bounds[0]}, {bounds[1]}]{tail}"
+        return text
+    return f"{text} [{plain(lo)}, {plain(hi)}]"
+
+
+def usd(value: Amount | None) -> str:
+    """A total as read, `—` for an undefined amount."""
+    return "—" if value is None else reading(value).text

@@ -18,25 +18,26 @@ from ledgerrate.schema import (
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import usd, usd_interval
+from ledgerrate.usd import job_and_item, plain, usd
 
 NO_OUTCOME = "no successful outcome"
 
 
 def span(interval: Interval | None) -> str:
-    """A pass-rate interval; money intervals are read with their point (`usd_interval`)."""
+    """A pass-rate interval; a CPO's is read with it (`job_and_item`)."""
     if interval is None or interval.lo is None or interval.hi is None:
         return ""
     return f"[{float(interval.lo):.2f}, {float(interval.hi):.2f}]"
 
 
-def _cpo(cell: CellResult, awaiting: str = "awaiting judge — not counted") -> str:
+def _cpo(cell: CellResult, volume: int, awaiting: str = "awaiting judge — not counted") -> str:
+    """The CPO as the site and the card read it: per job at the job's volume and per item."""
     if cell.pending_judge:
         return awaiting
     if cell.cpo_usd is None:
         return NO_OUTCOME if cell.n else "—"
     ci = cell.cpo_ci
-    return usd_interval(cell.cpo_usd, ci.lo if ci else None, ci.hi if ci else None, "outcomes")
+    return job_and_item(cell.cpo_usd, volume, ci.lo if ci else None, ci.hi if ci else None)
 
 
 def _rate(cell: CellResult) -> str:
@@ -96,8 +97,8 @@ def _short_rate(cell: CellResult) -> str:
     return f"{cell.passes}/{cell.n} {cell.pass_rate:.2f} {span(cell.pass_rate_ci)}"
 
 
-def _short_cpo(cell: CellResult) -> str:
-    return _cpo(cell, awaiting="—")
+def _short_cpo(cell: CellResult, volume: int) -> str:
+    return _cpo(cell, volume, awaiting="—")
 
 
 def compact_table(result: WorkloadResult) -> Table:
@@ -115,7 +116,9 @@ def compact_table(result: WorkloadResult) -> Table:
     table.add_column("CPO [95% CI]", overflow="fold", max_width=30)
     table.add_column("status", overflow="fold", max_width=24)
     for c in result.cells:
-        table.add_row(c.model, str(c.mode), _short_rate(c), _short_cpo(c), _short_status(c))
+        table.add_row(
+            c.model, str(c.mode), _short_rate(c), _short_cpo(c, result.volume), _short_status(c)
+        )
     return table
 
 
@@ -153,8 +156,8 @@ def cell_table(result: WorkloadResult) -> Table:
             + ")",
             _rate(c),
             usd(c.spend_usd),
-            _cpo(c),
-            usd(c.cost_per_attempt_usd, "attempts"),
+            _cpo(c, result.volume),
+            "—" if c.cost_per_attempt_usd is None else plain(c.cost_per_attempt_usd),
             f"{c.tokens.input + c.tokens.cached_input + c.tokens.cache_write:,}/"
             f"{c.tokens.output:,}",
             _latency(c),
@@ -167,10 +170,10 @@ def cell_table(result: WorkloadResult) -> Table:
 def _line(label: str, line: RateLine | None, unit: str, volume: int) -> str:
     if line is None:
         return f"{label}: none"
-    rate = usd(line.cpo_usd * volume, "jobs")
     return (
-        f"{label}: {line.model_name} ({line.mode}) — {unit}: {rate} "
-        f"(CPO {usd(line.cpo_usd, 'outcomes')}, pass rate {line.pass_rate:.2f} "
+        f"{label}: {line.model_name} ({line.mode}) — {unit}: "
+        f"{job_and_item(line.cpo_usd, volume)} "
+        f"(pass rate {line.pass_rate:.2f} "
         f"{span(line.pass_rate_ci)}, {line.cost_basis})"
     )
 

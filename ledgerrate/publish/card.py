@@ -25,7 +25,7 @@ from ledgerrate.schema import (
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import Reading, plain, reading
+from ledgerrate.usd import plain
 
 DISCLAIMER = (
     "These rates are measurements of what the listed models cost to do each job to the stated "
@@ -77,24 +77,23 @@ def premium_text(premium: float | None) -> str | None:
 class Priced:
     """A rate of one model on one job."""
 
-    money: Reading
     model: str
     model_name: str
     mode: str
     pass_rate: float
+    cpo: Decimal  # cost per successful outcome: what one item costs
+    volume: int  # the job's volume: items per job
     below_bar: bool = False
     gap: str | None = None  # the judged-task protocol's missing condition (§5), in a few words
-    cpo: Decimal | None = None  # cost per successful outcome: what one item costs
-    volume: int = 1  # the job's volume: items per job
 
     @property
     def per_job(self) -> str:
         """The job's cost in plain dollars, the unit every card, PDF, CSV and calculator uses."""
-        return plain(self.cpo * self.volume) if self.cpo is not None else self.money.text
+        return plain(self.cpo * self.volume)
 
     @property
-    def per_item(self) -> str | None:
-        return plain(self.cpo) if self.cpo is not None else None
+    def per_item(self) -> str:
+        return plain(self.cpo)
 
 
 @dataclass(frozen=True)
@@ -141,19 +140,22 @@ class ReferenceLine:
     workload: str
     job: str
     pass_rate: str
-    rate: Reading | None
-    status: str | None
+    status: str | None  # why the line has no rate; None when it has one
     basis: str
-    cpo: Decimal | None = None
+    cpo: Decimal | None = None  # None: no rate (`status` says why)
     volume: int = 1
 
     @property
+    def rate(self) -> bool:
+        return self.cpo is not None
+
+    @property
     def per_job(self) -> str | None:
-        return plain(self.cpo * self.volume) if self.cpo is not None and self.rate else None
+        return plain(self.cpo * self.volume) if self.cpo is not None else None
 
     @property
     def per_item(self) -> str | None:
-        return plain(self.cpo) if self.cpo is not None and self.rate else None
+        return plain(self.cpo) if self.cpo is not None else None
 
 
 @dataclass(frozen=True)
@@ -276,19 +278,11 @@ class RateCard:
                     found.append(erratum)
         return found
 
-    @property
-    def scaled(self) -> bool:
-        """Does any shown rate read per thousand/million/…? Then the card says how to read it."""
-        rates = [p.money for ln in self.lines for p in (ln.rate, ln.flagship) if p]
-        rates += [r.rate for r in self.references if r.rate]
-        return any(r.scale_word for r in rates)
-
 
 def _priced(
     line: RateLine, volume: int, bar: float, qualifying: bool = True, gap: str | None = None
 ) -> Priced:
     return Priced(
-        money=reading(line.cpo_usd * volume, "jobs"),
         model=line.model,
         model_name=line.model_name,
         mode=str(line.mode),
@@ -436,20 +430,16 @@ def reference_lines(workload: WorkloadResult) -> list[ReferenceLine]:
             status = NO_SUCCESS
         else:
             status = None
-        money = None
         cpo = None
         if priced and ref is not None:
             cpo = ref.cpo_usd
         elif status is None and cell.cpo_usd is not None:
             cpo = cell.cpo_usd
-        if cpo is not None:
-            money = reading(cpo * workload.volume, "jobs")
         found.append(
             ReferenceLine(
                 workload=workload.workload,
                 job=workload.unit,
                 pass_rate=_reference_pass(cell),
-                rate=money,
                 status=status,
                 basis=cell.cost_basis,
                 cpo=cpo,

@@ -21,6 +21,7 @@ def cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Mar
     fixes = errata_mod.corrections(edition)
     mode = str(cell.mode)
     judge = edition.manifest.judge is not None
+    volume = fmt.volume_of(edition.results, cell.workload)
 
     def fig(field: str, shown: str, html: Markup | None = None) -> Markup:
         key_exact = (cell.workload, cell.model, mode, field)
@@ -32,12 +33,12 @@ def cell_figures(edition: Edition, cell: CellResult, root: str) -> dict[str, Mar
 
     return {
         "pass_rate": fig("pass_rate", fmt.pass_rate(cell, judge=judge)),
-        "cpo": fig("cpo_usd", fmt.cpo(cell), fmt.cpo_html(cell)),
+        "cpo": fig("cpo_usd", fmt.cpo(cell, volume), fmt.cpo_html(cell, volume)),
         "spend": fig("spend_usd", fmt.usd(cell.spend_usd), fmt.money(cell.spend_usd)),
         "per_attempt": fig(
             "cost_per_attempt_usd",
-            fmt.usd(cell.cost_per_attempt_usd, "attempts"),
-            fmt.money(cell.cost_per_attempt_usd, "attempts"),
+            fmt.per_attempt(cell.cost_per_attempt_usd),
+            fmt.money_text(fmt.per_attempt(cell.cost_per_attempt_usd), cell.cost_per_attempt_usd),
         ),
         "grading": fig("grading_cost_usd", fmt.usd(cell.grading_cost_usd)),
         "infra": fig("infra_excluded_usd", _infra(cell)),

@@ -31,7 +31,7 @@ from ledgerrate.publish.card import RateCard, premium_text
 from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
-from ledgerrate.usd import usd
+from ledgerrate.usd import job_and_item
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
@@ -270,7 +270,7 @@ def cost_vs_pass_svg(
         desc_points = "; ".join(
             f"{_cell_label(c, names)}: pass rate {c.pass_rate:.2f}, CPO "
             + (
-                usd(c.cpo_usd, "outcomes")
+                job_and_item(c.cpo_usd, result.volume)
                 if c.cpo_usd is not None
                 else "none (no successful outcome)"
             )
@@ -388,6 +388,11 @@ def _rate(line: Any, volume: int) -> Decimal | None:
     return None if line is None else line.cpo_usd * volume
 
 
+def _job_and_item(line: Any, volume: int) -> str | None:
+    """A rate line as the card reads it, per job and per item; None for no line."""
+    return None if line is None else job_and_item(line.cpo_usd, volume)
+
+
 # How far above its row a gap-chart row's words sit, in rows.
 NOTE_OFFSET = 0.32
 
@@ -476,11 +481,21 @@ def gap_svg(results: EditionResults, card: RateCard, footer: str) -> str:
                 )
             described.append(
                 f"{workload.unit}: cheapest qualifying "
-                + (usd(low, "jobs") if low is not None else f"none ({line.rate_status})")
+                + (
+                    _job_and_item(workload.cheapest_qualifying, workload.volume)
+                    or f"none ({line.rate_status})"
+                )
                 + ", flagship "
-                + (usd(high, "jobs") if high is not None else f"none ({line.flagship_status})")
+                + (
+                    _job_and_item(workload.flagship, workload.volume)
+                    or f"none ({line.flagship_status})"
+                )
                 + (f", premium {line.premium}" if line.premium and low and high else "")
-                + (f", reference baseline {usd(ref, 'jobs')}" if ref is not None else "")
+                + (
+                    f", reference baseline {_job_and_item(workload.reference, workload.volume)}"
+                    if ref is not None
+                    else ""
+                )
             )
         ax.set_yticks(range(len(rows)), [line.job for _, line in reversed(rows)], fontsize=7.5)
         ax.set_ylim(-0.7, len(rows) - 0.3)

@@ -1,7 +1,7 @@
 """How figures read on a page. Formatting only: never rounds a figure into a different claim.
 
-Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded or
-rescaled amount carries its exact value on hover (`title`), and the downloads keep every digit.
+Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded
+amount carries its exact value on hover (`title`), and the downloads keep every digit.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
-from ledgerrate.schema import CellResult, Interval, RateLine, Verdict
-from ledgerrate.usd import Amount, Reading, plain, reading, usd_interval
+from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, Verdict
+from ledgerrate.usd import Amount, Reading, as_decimal, job_and_item, plain, reading
 from ledgerrate.usd import exact as exact_usd
 from ledgerrate.usd import usd as usd_text
 
@@ -31,18 +31,16 @@ VERDICTS = {
 }
 
 
-def usd(value: Decimal | float | None, unit: str = "") -> str:
-    """Plain text (table cells that an erratum may strike through, chart labels)."""
-    return usd_text(value, unit)
+def usd(value: Decimal | float | None) -> str:
+    """A total as plain text (table cells that an erratum may strike through)."""
+    return usd_text(value)
 
 
 def shown(value: Reading) -> Markup:
-    """An amount as read, its exact value one hover away when the text rounds or rescales."""
+    """An amount as read, its exact value one hover away when the text rounds it."""
     if value.text == value.exact:
         return md_text(value.text)
     title = f"exactly {value.exact}"
-    if value.scale_word:
-        title += f" each; {value.text.split(' per ')[0]} per {value.scale:,}"
     return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(value.text)}</span>')
 
 
@@ -55,7 +53,7 @@ def job_cost(line: Any, strong: bool = False) -> Markup:
     """A card line's cost in the job's own unit: per job at the card's volume, and per single
     item, both in plain dollars (never "per billion"); every digit one hover away."""
     if line.per_item is None:
-        return shown(line.money if hasattr(line, "money") else line.rate)
+        return Markup("—")
     title = md_text(f"exactly {exact_usd(line.cpo * line.volume)} per job, "
                     f"{exact_usd(line.cpo)} per item")  # fmt: skip
     job = md_text(line.per_job)
@@ -67,13 +65,45 @@ def job_cost(line: Any, strong: bool = False) -> Markup:
     )
 
 
-def money(value: Amount | None, unit: str = "") -> Markup:
-    return Markup("—") if value is None else shown(reading(value, unit))
+def money_text(text: str, value: Amount | None) -> Markup:
+    """Text that reads an amount, with the amount's every digit one hover away."""
+    if value is None:
+        return md_text(text)
+    title = md_text(f"exactly {exact_usd(value)}")
+    return Markup(f'<span class="lr-money" title="{title}">{md_text(text)}</span>')
+
+
+def money(value: Amount | None) -> Markup:
+    """A total, its exact value on hover."""
+    return Markup("—") if value is None else shown(reading(value))
 
 
 def rate_of(line: RateLine, volume: int) -> Markup:
-    """A rate-card rate: CPO × the job's volume, read like every other amount."""
-    return money(line.cpo_usd * volume, "jobs")
+    """A workload's rate line (cheapest, flagship, reference) as the card reads it: per job at
+    the job's volume and per single item, every digit one hover away."""
+    return line_cost(line.cpo_usd, volume)
+
+
+def line_cost(cpo: Amount, volume: int) -> Markup:
+    """A cost per successful item in the job's own unit (`job_and_item`), exact on hover."""
+    title = f"exactly {exact_usd(as_decimal(cpo) * volume)} per job, {exact_usd(cpo)} per item"
+    return Markup(
+        f'<span class="lr-money" title="{md_text(title)}">'
+        f"{md_text(job_and_item(cpo, volume))}</span>"
+    )
+
+
+def per_attempt(value: Amount | None) -> str:
+    """A cost per attempt in plain dollars, the card's unit (never "per million attempts")."""
+    return "—" if value is None else f"{plain(value)} per attempt"
+
+
+def volume_of(results: EditionResults, workload: str) -> int:
+    """The job's volume (items per job) in an edition: what its per-job costs are per."""
+    for result in results.workloads:
+        if result.workload == workload:
+            return result.volume
+    raise KeyError(f"{workload}: not a workload of edition {results.edition}")
 
 
 def rate(value: float | None) -> str:
@@ -87,12 +117,13 @@ def interval(ci: Interval | None) -> str:
     return f"[{float(ci.lo):.2f}, {float(ci.hi):.2f}]"
 
 
-def cpo_value(value: Amount | None, ci: Interval | None) -> str:
-    """A CPO with its interval in one scale: "$97.07 [$75.44, $132.00] per billion outcomes"."""
+def cpo_value(value: Amount | None, ci: Interval | None, volume: int) -> str:
+    """A CPO in the job's own unit with its interval per item:
+    "$0.000157 per job · $0.000000157 per item [$0.000000121, $0.000000201]"."""
     if value is None:
         return NO_SUCCESS
     lo, hi = (ci.lo, ci.hi) if ci is not None else (None, None)
-    return usd_interval(value, lo, hi, "outcomes")
+    return job_and_item(value, volume, lo, hi)
 
 
 def verdict(value: str) -> str:
@@ -114,20 +145,24 @@ def pass_rate(cell: CellResult, *, judge: bool = True) -> str:
     return f"{cell.passes}/{cell.n} = {rate(cell.pass_rate)} {interval(cell.pass_rate_ci)}"
 
 
-def cpo(cell: CellResult) -> str:
+def cpo(cell: CellResult, volume: int) -> str:
+    """A cell's CPO in the job's own unit; `volume` is the job's items per job."""
     if is_withdrawn(cell, "cpo_usd") or is_withdrawn(cell, "spend_usd"):
         return WITHDRAWN_TEXT
     if cell.pending_judge:
         return PENDING
-    return cpo_value(cell.cpo_usd, cell.cpo_ci)
+    return cpo_value(cell.cpo_usd, cell.cpo_ci, volume)
 
 
-def cpo_html(cell: CellResult) -> Markup:
+def cpo_html(cell: CellResult, volume: int) -> Markup:
     """`cpo` with the exact CPO on hover."""
-    shown = cpo(cell)
+    shown = cpo(cell, volume)
     if cell.cpo_usd is None or shown in (WITHDRAWN_TEXT, PENDING):
         return md_text(shown)
-    title = f"exactly {reading(cell.cpo_usd).exact} per successful outcome"
+    title = (
+        f"exactly {exact_usd(cell.cpo_usd * volume)} per job, "
+        f"{exact_usd(cell.cpo_usd)} per successful item"
+    )
     return Markup(f'<span class="lr-money" title="{md_text(title)}">{md_text(shown)}</span>')
 
 

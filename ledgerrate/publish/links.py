@@ -16,6 +16,13 @@ def edition(edition_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or edition_id, f"{root}editions/{segment(edition_id)}/index.md")
 
 
+def edition_href(edition_id: str, root: str) -> Markup:
+    """An edition page's URL for an `href` of our own HTML, with no character reference in it:
+    Zensical indexes a `<noscript>` block's HTML as text, so `2026&#45;12` there reached its
+    search index escaped a second time."""
+    return Markup(f"{root}editions/{segment(edition_id)}/")
+
+
 def workload(workload_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or workload_id, f"{root}workloads/{segment(workload_id)}/index.md")
 

@@ -221,7 +221,15 @@ def _trend_section(site: Site, workload_id: str, docs: Path, rel_dir: str) -> di
         svg = charts.trendline_svg(points, base, footer(site.latest))
         chart = _svg_img(docs, rel_dir, "trend.svg", svg)
     points.sort(key=lambda p: (p.workload, p.model, str(p.mode), p.date))
-    return {"points": points, "chart": chart, "versions": site.versions_of(base), "base": base}
+    # Each version's volume, so a point's CPO reads per job as its own edition's card read it.
+    volumes = {w.workload: w.volume for results in all_results for w in results.workloads}
+    return {
+        "points": points,
+        "chart": chart,
+        "versions": site.versions_of(base),
+        "base": base,
+        "volumes": volumes,
+    }
 
 
 def _reproductions(

@@ -2,7 +2,7 @@
 
 A results table stays a plain markdown table, readable with JavaScript off. Each figure cell
 carries its exact sort key (`data-sort`), so `javascripts/tables.js` sorts numbers as numbers
-(an amount shown "per billion" beside one shown in cents still sorts by value) and puts a
+($0.0000000367 beside $12.35 still sorts by value, not as text) and puts a
 figure that does not exist ("no successful outcome", withdrawn, pending) last in either
 direction. The paragraph before a table links its rows as CSV and JSON, each row a `CellResult`
 of the published `results.json` schema, so the download is described by a schema already on

@@ -434,18 +434,18 @@ def test_results_table_sorts_numbers_as_numbers_and_no_outcome_last(
     page = _page(browser, server, leaks)
     page.goto(urljoin(server, "workloads/extract.invoice.v1/"))  # type: ignore[attr-defined]
     costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)  # outcomes, costs, usage
-    col = _column(costs, "CPO [95% CI]")
+    col = _column(costs, "CPO per job · per item [95% CI per item]")
     header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
     header.click()
     up = [float(k) for k in _keys(costs, col)]
-    # Shown as "per billion", "per million" and plain dollars: as text they would not sort so.
+    # Shown as plain dollars of different lengths: as text they would not sort so.
     assert len(up) == 5 and up == sorted(up) and up[0] < up[-1]
     header.click()
     down = [float(k) for k in _keys(costs, col)]
     assert down == sorted(up, reverse=True)
     page.goto(urljoin(server, "workloads/execute.month-end.v1/"))  # type: ignore[attr-defined]
     costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)
-    col = _column(costs, "CPO [95% CI]")
+    col = _column(costs, "CPO per job · per item [95% CI per item]")
     header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
     for _direction in ("ascending", "descending"):
         header.click()

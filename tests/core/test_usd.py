@@ -8,41 +8,49 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledgerrate.usd import exact, reading, usd, usd_interval
+from ledgerrate.usd import exact, job_and_item, plain, reading, usd
 
 D = Decimal
 
 
 @pytest.mark.parametrize(
-    ("amount", "unit", "text"),
+    ("amount", "text"),
     [
-        ("0", "", "$0"),
-        ("0.42", "", "$0.42"),
-        ("0.039", "", "$0.039"),
-        ("12.345", "", "$12.34"),
-        ("1234.5", "", "$1,234"),
-        ("0.00000001228", "jobs", "$12.28 per billion jobs"),
-        ("0.00002697", "jobs", "$26.97 per million jobs"),
-        ("0.0000001294", "outcomes", "$129.4 per billion outcomes"),
-        ("0.000000001", "outcomes", "$1 per billion outcomes"),
-        ("0.0000001", "", "under $0.01"),
+        ("0", "$0"),
+        ("0.42", "$0.42"),
+        ("0.039", "$0.039"),
+        ("12.345", "$12.34"),
+        ("1234.5", "$1,234"),
+        ("0.0000001", "under $0.01"),
+        ("-0.0000001", "-under $0.01"),
     ],
 )
-def test_reads(amount: str, unit: str, text: str) -> None:
-    assert usd(D(amount), unit) == text
+def test_a_total_reads(amount: str, text: str) -> None:
+    assert usd(D(amount)) == text
 
 
-def test_sub_cent_rate_is_not_under_a_cent_with_a_tail_of_zeros() -> None:
-    # Was: "under $0.01 ($0.00000001228)" on the card.
-    shown = reading(D("0.00000001228"), "jobs")
-    assert shown.text == "$12.28 per billion jobs"
-    assert shown.exact == "$0.00000001228"
+@pytest.mark.parametrize(
+    ("amount", "text"),
+    [
+        ("0.00000001228", "$0.0000000123"),
+        ("0.00002697", "$0.0000270"),
+        ("0.0000001294", "$0.000000129"),
+        ("0.42", "$0.42"),
+        ("1234.5", "$1,234"),
+    ],
+)
+def test_a_cost_per_unit_reads_in_plain_dollars_never_per_billion(amount: str, text: str) -> None:
+    # Was: "$12.28 per billion jobs", "$26.97 per million jobs" on the card and the pages.
+    assert plain(D(amount)) == text
+    assert reading(D(amount)).exact == exact(D(amount))
 
 
-def test_interval_bounds_share_the_scale_of_the_point() -> None:
-    # Was: "CPO $0. [$0., $0.00000001]" in `ledgerrate results`.
-    text = usd_interval(D("0.00000009707"), D("0.00000007544"), D("0.000000132"), "outcomes")
-    assert text == "$97.07 [$75.44, $132] per billion outcomes"
+def test_a_cpo_reads_per_job_and_per_item_with_its_interval_per_item() -> None:
+    # Was: "$97.07 [$75.44, $132] per billion outcomes" on the results tables and the CLI.
+    text = job_and_item(D("0.00000009707"), 1000, D("0.00000007544"), D("0.000000132"))
+    assert text == "$0.0000971 per job · $0.0000000971 per item [$0.0000000754, $0.000000132]"
+    assert job_and_item(D("0.00000015662"), 1000) == "$0.000157 per job · $0.000000157 per item"
+    assert job_and_item(D("12.346"), 1) == "$12.35 per job · $12.35 per item"
 
 
 def test_exact_keeps_every_digit() -> None:
@@ -51,9 +59,11 @@ def test_exact_keeps_every_digit() -> None:
 
 
 @given(st.decimals(min_value=D("1e-12"), max_value=D("99.99"), places=12))
-def test_four_significant_digits_at_most_and_never_a_run_of_zeros(amount: Decimal) -> None:
-    text = usd(amount, "outcomes")
-    figure = text.split(" ")[0].lstrip("$").replace(",", "")
-    assert len(figure.replace(".", "").lstrip("0")) <= 4, text
-    assert not figure.startswith("0.00"), text
-    assert float(figure) > 0, text
+def test_a_cost_per_unit_keeps_three_significant_digits_however_small(amount: Decimal) -> None:
+    text = plain(amount)
+    figure = D(text.lstrip("$").replace(",", ""))
+    digits = text.lstrip("$").replace(",", "").replace(".", "").lstrip("0")
+    assert figure > 0 and " " not in text, text
+    if amount < D("0.01"):
+        assert len(digits) <= 3, text
+        assert abs(figure - amount) <= amount * D("0.005"), text

@@ -16,6 +16,7 @@ from ledgerrate.publish.card import (
     premium_text,
     rate_card,
 )
+from ledgerrate.usd import exact, plain
 from tests.publish import card_fixture
 
 
@@ -55,11 +56,12 @@ def test_premium_is_the_metrics_figure_as_read(card: RateCard) -> None:
     assert premium_text(0.853) == "×0.85" and premium_text(None) is None
 
 
-def test_sub_cent_rates_read_per_a_power_of_a_thousand(card: RateCard) -> None:
+def test_sub_cent_rates_read_in_plain_dollars_per_job_and_per_item(card: RateCard) -> None:
     rate = _line(card, "extract.invoice.v2").rate
-    assert rate is not None and rate.money.text.endswith("per million jobs")
-    assert rate.money.exact.startswith("$0.000")  # under a cent, exact on request
-    assert card.scaled
+    assert rate is not None and rate.cpo is not None
+    assert rate.per_job == plain(rate.cpo * rate.volume) and rate.per_item == plain(rate.cpo)
+    assert rate.per_job.startswith("$0.0") and " per " not in rate.per_job
+    assert exact(rate.cpo).startswith("$0.000")  # under a cent, exact on request
 
 
 def test_footer_names_edition_id_and_date(card: RateCard) -> None:

@@ -65,7 +65,7 @@ def test_withdrawn_figures_read_as_withdrawn(tmp_path) -> None:
     cell = workload.cells[0]
     shown = apply_withdrawals(results, _errata(workload.workload, cell.model, str(cell.mode)))
     gone = shown.workloads[0].cells[0]
-    assert fmt.pass_rate(gone) == fmt.cpo(gone) == "withdrawn (see errata)"
+    assert fmt.pass_rate(gone) == fmt.cpo(gone, workload.volume) == "withdrawn (see errata)"
     assert any("by erratum 2026-07-20" in flag for flag in gone.flags)
 
 

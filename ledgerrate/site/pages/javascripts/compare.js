@@ -26,10 +26,11 @@
     return c.passes + "/" + c.n + " = " + c.pass_rate.toFixed(2) + interval(c.pass_rate_ci, false);
   }
 
-  function cpoText(c) {
+  // In the job's own unit, as the rate card reads it: per job at the job's volume, per item.
+  function cpoText(c, volume) {
     if (c.pending_judge) return "awaiting judge — not counted";
     if (c.cpo_usd === null) return c.pass_rate === null ? "withdrawn or not graded" : "no successful outcome";
-    return usd(c.cpo_usd) + interval(c.cpo_ci, true);
+    return usd(parseFloat(c.cpo_usd) * volume) + " per job · " + usd(c.cpo_usd) + " per item" + interval(c.cpo_ci, true);
   }
 
   function cell(row, text, value, field) {
@@ -74,7 +75,7 @@
       var th = document.createElement("th"); th.textContent = h; head.appendChild(th);
     });
     chosen.forEach(function (m) {
-      ["pass rate [95% CI]", "qualifies (n)", "CPO [95% CI]", "cost per attempt", "agentic multiplier"].forEach(function (h) {
+      ["pass rate [95% CI]", "qualifies (n)", "CPO per job · per item [95% CI per item]", "cost per attempt", "agentic multiplier"].forEach(function (h) {
         var th = document.createElement("th"); th.textContent = (names[m] || m) + ": " + h; head.appendChild(th);
       });
     });
@@ -96,8 +97,8 @@
           if (!c) { cell(row, "did not run"); cell(row, "—"); cell(row, "—"); cell(row, "—"); cell(row, "—"); return; }
           cell(row, passText(c), c.pass_rate, m + ":pass_rate");
           cell(row, qualText(c), null, m + ":qualifying");
-          cell(row, cpoText(c), c.cpo_usd, m + ":cpo_usd");
-          cell(row, usd(c.cost_per_attempt_usd) || "—", c.cost_per_attempt_usd, m + ":cost_per_attempt_usd");
+          cell(row, cpoText(c, w.volume), c.cpo_usd, m + ":cpo_usd");
+          cell(row, c.cost_per_attempt_usd === null ? "—" : usd(c.cost_per_attempt_usd) + " per attempt", c.cost_per_attempt_usd, m + ":cost_per_attempt_usd");
           var mult = w.agentic_multiplier ? w.agentic_multiplier[m] : null;
           cell(row, mult === null || mult === undefined ? "—" : mult.toFixed(2) + "×", mult, m + ":agentic_multiplier");
         });
