@@ -30,48 +30,52 @@ def test_the_package_keeps_its_layers() -> None:
     assert "0 broken" in result.stdout or "broken" not in result.stdout.split("Contracts:")[-1]
 
 
-def test_a_runner_that_imports_the_grader_breaks_the_contract(tmp_path: Path) -> None:
-    """Blind grading: a relative import from run/ into grade/ (which a text search misses) and
-    an adapter reaching up into the runner both break the build."""
+def _lint_with_imports(tmp_path: Path, added: dict[str, str]) -> str:
+    """Lint a copy of the package in which each module (a path under ledgerrate/) gains one
+    import line; the contract must break. Returns lint-imports' report."""
     shutil.copytree(
         REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
     )
-    agent = tmp_path / "ledgerrate" / "run" / "agent.py"
-    agent.write_text(agent.read_text() + "\nfrom ..grade import stage as _peek  # noqa\n")
-    adapter = tmp_path / "ledgerrate" / "providers" / "openai.py"
-    adapter.write_text(adapter.read_text() + "\nfrom ledgerrate.run import limits as _up  # noqa\n")
+    for module, line in added.items():
+        path = tmp_path / "ledgerrate" / module
+        path.write_text(path.read_text() + f"\n{line}  # noqa\n")
     result = _lint(tmp_path)
     assert result.returncode != 0
-    assert "ledgerrate.run.agent -> ledgerrate.grade.stage" in result.stdout
-    assert "ledgerrate.providers.openai -> ledgerrate.run.limits" in result.stdout
+    return result.stdout
+
+
+def test_a_runner_that_imports_the_grader_breaks_the_contract(tmp_path: Path) -> None:
+    """Blind grading: a relative import from run/ into grade/ (which a text search misses) and
+    an adapter reaching up into the runner both break the build."""
+    report = _lint_with_imports(
+        tmp_path,
+        {
+            "run/agent.py": "from ..grade import stage as _peek",
+            "providers/openai.py": "from ledgerrate.run import limits as _up",
+        },
+    )
+    assert "ledgerrate.run.agent -> ledgerrate.grade.stage" in report
+    assert "ledgerrate.providers.openai -> ledgerrate.run.limits" in report
 
 
 def test_a_reader_that_imports_a_writer_for_a_path_breaks_the_contract(tmp_path: Path) -> None:
     """metrics and publish read reproduction grades and spot-check flags through layout; going
     back to the grading stage for them breaks the build."""
-    shutil.copytree(
-        REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    report = _lint_with_imports(
+        tmp_path,
+        {
+            "metrics/load.py": "from ledgerrate.grade import spotcheck",
+            "publish/load.py": "from ledgerrate.grade import stage",
+        },
     )
-    metrics = tmp_path / "ledgerrate" / "metrics" / "load.py"
-    metrics.write_text(metrics.read_text() + "\nfrom ledgerrate.grade import spotcheck  # noqa\n")
-    publish = tmp_path / "ledgerrate" / "publish" / "load.py"
-    publish.write_text(publish.read_text() + "\nfrom ledgerrate.grade import stage  # noqa\n")
-    result = _lint(tmp_path)
-    assert result.returncode != 0
-    assert "ledgerrate.metrics.load -> ledgerrate.grade.spotcheck" in result.stdout
-    assert "ledgerrate.publish.load -> ledgerrate.grade.stage" in result.stdout
+    assert "ledgerrate.metrics.load -> ledgerrate.grade.spotcheck" in report
+    assert "ledgerrate.publish.load -> ledgerrate.grade.stage" in report
 
 
 def test_a_family_that_imports_the_fake_server_breaks_the_contract(tmp_path: Path) -> None:
     """A family's fake wire shapes sit beside its adapter; reaching from there into the fake
     server (the test doubles) would load it in every real run, and breaks the build."""
-    shutil.copytree(
-        REPO / "ledgerrate", tmp_path / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    report = _lint_with_imports(
+        tmp_path, {"providers/gemini.py": "from ledgerrate.testing import fake_shapes as _up"}
     )
-    adapter = tmp_path / "ledgerrate" / "providers" / "gemini.py"
-    adapter.write_text(
-        adapter.read_text() + "\nfrom ledgerrate.testing import fake_shapes as _up  # noqa\n"
-    )
-    result = _lint(tmp_path)
-    assert result.returncode != 0
-    assert "ledgerrate.providers.gemini -> ledgerrate.testing.fake_shapes" in result.stdout
+    assert "ledgerrate.providers.gemini -> ledgerrate.testing.fake_shapes" in report
