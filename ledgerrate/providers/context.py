@@ -17,6 +17,8 @@ observed ones, each with its source:
   "This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (100
   in the messages, 2000 in the completion)…"}` (newer versions nest it under `"error"`, or say
   "your request has 2100 input tokens").
+- OpenAI's Responses API: HTTP 400, the same code, message "Your input exceeds the context
+  window of this model. Please adjust your input and try again." (no sizes).
 - Anthropic: HTTP 400 `invalid_request_error` "prompt is too long: 208310 tokens > 200000
   maximum", or "input length and `max_tokens` exceed context limit: 197000 + 8192 > 200000…";
   HTTP 413 `request_too_large` when the body itself is over the size limit.

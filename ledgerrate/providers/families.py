@@ -10,7 +10,7 @@ The reference baseline is not a family here: it calls no API (`providers/baselin
 
 from __future__ import annotations
 
-from ledgerrate.providers import anthropic, gemini, openai
+from ledgerrate.providers import anthropic, gemini, openai, openai_responses
 from ledgerrate.providers.family import Family
 from ledgerrate.schema import (
     ProviderFamily,
@@ -18,7 +18,12 @@ from ledgerrate.schema import (
     unregister_provider_family,
 )
 
-FAMILIES: tuple[Family, ...] = (openai.FAMILY, anthropic.FAMILY, gemini.FAMILY)
+FAMILIES: tuple[Family, ...] = (
+    openai.FAMILY,
+    anthropic.FAMILY,
+    gemini.FAMILY,
+    openai_responses.FAMILY,
+)
 
 _registry: dict[str, Family] = {}
 

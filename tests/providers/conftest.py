@@ -29,6 +29,7 @@ BASES = {
     "openai": "https://api.example.test/v1",
     "anthropic": "https://api.example.test",
     "gemini": "https://api.example.test",
+    "openai-responses": "https://api.example.test/v1",
 }
 
 
