@@ -7,7 +7,8 @@ real provider (and without spending anything).
                          api_model="fake-tool", ...)
 
 Paths are the documented ones, each family's `fake.route` (`/v1/chat/completions`,
-`/v1/messages`, `/v1beta/models/{model}:generateContent`, and a registered family's own). The
+`/v1/messages`, `/v1beta/models/{model}:generateContent`, `/v1/responses`, and a registered
+family's own). The
 fake checks what a real provider would reject: a missing key header (the family's
 `fake.key_header`, 401), what the family's `fake.refuse` names (a missing `anthropic-version`,
 400), and, stricter than any provider, a key in the query string (400), so a leaking adapter
@@ -22,7 +23,7 @@ if given and it returns a `FakeReply`; then the script named by the model (`api_
     fake-529-once   (each distinct request body fails once; its identical retry succeeds)
     fake-slow       waits `slow_s` (default 5 s) before answering, to trip a client timeout
     fake-malformed  200 with a torn, non-JSON body
-    fake-empty      no output: empty choices / empty content / no candidates
+    fake-empty      no output: empty choices / content / candidates / output items
     fake-no-usage   a normal reply without usage
     fake-tool       a call of the first declared tool with `{}` until the request carries a
                     tool result, then a final answer quoting the last result

@@ -22,7 +22,7 @@ from ledgerrate.providers.client import api_client
 from ledgerrate.testing import FakeProviderServer, FakeReply
 from ledgerrate.testing.fake_provider import Responder
 
-FAMILIES = ("openai", "anthropic", "gemini")
+FAMILIES = ("openai", "anthropic", "gemini", "openai-responses")
 KEY = "fake-key-0123456789"
 POOL = httpx.Limits(max_connections=4, max_keepalive_connections=2)
 # Each twice in a row: a once-fault fails first and then succeeds.
@@ -101,9 +101,10 @@ def test_every_reply_reads_the_same_through_both_clients(kit: SimpleNamespace, f
     assert {"ok", "RateLimited", "InfraError", "ModelError"} <= kinds  # the faults happened
 
 
-def test_a_timeout_is_the_same_timeout(kit: SimpleNamespace) -> None:
-    plain, _ = _calls(kit, CLIENTS["httpx"], "openai", ("fake-slow",), timeout_s=0.3)
-    ours, _ = _calls(kit, CLIENTS["api"], "openai", ("fake-slow",), timeout_s=0.3)
+@pytest.mark.parametrize("family", ["openai", "openai-responses"])
+def test_a_timeout_is_the_same_timeout(kit: SimpleNamespace, family: str) -> None:
+    plain, _ = _calls(kit, CLIENTS["httpx"], family, ("fake-slow",), timeout_s=0.3)
+    ours, _ = _calls(kit, CLIENTS["api"], family, ("fake-slow",), timeout_s=0.3)
     assert ours == plain
     assert ours[0][0] == "TimedOut"
 

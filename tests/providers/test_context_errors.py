@@ -137,6 +137,22 @@ CASES: list[tuple[str, str, int, Any, int | None, int | None]] = [
         None,
     ),
     (
+        "openai responses",
+        "openai-responses",
+        400,
+        {
+            "error": {
+                "message": "Your input exceeds the context window of this model. Please adjust "
+                "your input and try again.",
+                "type": "invalid_request_error",
+                "param": "input",
+                "code": "context_length_exceeded",
+            }
+        },
+        None,
+        None,
+    ),
+    (
         "gemini",
         "gemini",
         400,
@@ -208,6 +224,10 @@ def test_context_errors_are_model_failures_with_their_sizes(
             {"type": "error", "error": {"type": "invalid_request_error", "message": "x"}},
         ),
         ("gemini", {"error": {"code": 400, "message": "API key not valid.", "status": "X"}}),
+        (
+            "openai-responses",
+            {"error": {"message": "Unsupported parameter: 'temperature'", "code": "x"}},
+        ),
     ],
 )
 def test_other_bad_requests_still_stop_the_run(
@@ -219,7 +239,12 @@ def test_other_bad_requests_still_stop_the_run(
 
 @pytest.mark.parametrize(
     ("family", "finish"),
-    [("openai", "length"), ("anthropic", "max_tokens"), ("gemini", "MAX_TOKENS")],
+    [
+        ("openai", "length"),
+        ("anthropic", "max_tokens"),
+        ("gemini", "MAX_TOKENS"),
+        ("openai-responses", "max_output_tokens"),
+    ],
 )
 def test_an_answer_cut_at_the_cap_is_flagged_truncated(
     kit: SimpleNamespace, family: str, finish: str

@@ -22,6 +22,7 @@ from ledgerrate.providers.base import (
     ModelError,
     ProviderError,
     RateLimited,
+    TimedOut,
 )
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ModelPrice, PricingTable, Usage
@@ -34,7 +35,7 @@ from ledgerrate.testing import (
 )
 from ledgerrate.tools import ToolSpec
 
-FAMILIES = ("openai", "anthropic", "gemini")
+FAMILIES = ("openai", "anthropic", "gemini", "openai-responses")
 KEY = "fake-key-0123456789"
 
 
@@ -176,9 +177,13 @@ def test_malformed_empty_and_no_usage(
     assert isinstance(bare, Completion) and bare.usage is None
 
 
-def test_slow_trips_the_client_timeout(kit: SimpleNamespace, fake: FakeProviderServer) -> None:
+@pytest.mark.parametrize("family", FAMILIES)
+def test_slow_trips_the_client_timeout(
+    kit: SimpleNamespace, fake: FakeProviderServer, family: str
+) -> None:
     started = time.monotonic()
-    (err,) = _call(kit, fake, "openai", "fake-slow", timeout_s=0.3)
+    (err,) = _call(kit, fake, family, "fake-slow", timeout_s=0.3)
+    assert type(err) is TimedOut
     assert isinstance(err, InfraError)
     assert "raise models[" in str(err)
     assert "0.3 s" in str(err)
@@ -208,6 +213,16 @@ def test_headers_are_recorded(kit: SimpleNamespace, fake: FakeProviderServer) ->
     assert request.path == "/v1/messages"
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == "2023-06-01"
+
+
+def test_the_responses_family_is_served_on_its_own_path(
+    kit: SimpleNamespace, fake: FakeProviderServer
+) -> None:
+    _call(kit, fake, "openai-responses", "responses-check")
+    (request,) = [r for r in fake.requests if r.model == "responses-check"]
+    assert (request.family, request.path) == ("openai-responses", "/v1/responses")
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.body["store"] is False
 
 
 def test_responder_decides_and_falls_back(kit: SimpleNamespace) -> None:

@@ -18,7 +18,7 @@ from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import Completion, ProviderError
 
 SENTINEL = "sk-SENTINEL-7f3a9c1e5b2d4680"
-FAMILIES = ("openai", "anthropic", "gemini")
+FAMILIES = ("openai", "anthropic", "gemini", "openai-responses")
 
 
 def _echo_body(family: str, key: str) -> dict[str, Any]:
@@ -33,6 +33,15 @@ def _echo_body(family: str, key: str) -> dict[str, Any]:
         return {
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+            "id": key,
+        }
+    if family == "openai-responses":
+        return {
+            "status": "completed",
+            "output": [
+                {"type": "message", "content": [{"type": "output_text", "text": text}], "id": key}
+            ],
             "usage": {"input_tokens": 1, "output_tokens": 1},
             "id": key,
         }

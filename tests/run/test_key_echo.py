@@ -34,7 +34,7 @@ def _files_holding(folder: Path, secret: str) -> list[str]:
     return [str(p) for p in sorted(folder.rglob("*")) if p.is_file() and needle in p.read_bytes()]
 
 
-@pytest.mark.parametrize("family", ["openai", "anthropic", "gemini"])
+@pytest.mark.parametrize("family", ["openai", "anthropic", "gemini", "openai-responses"])
 def test_a_key_echoed_in_successful_replies_is_redacted_everywhere(
     edition_factory, family: str, private_dir: Path
 ) -> None:
