@@ -313,3 +313,16 @@ def test_transport_failures_are_infra(kit: SimpleNamespace, exc: Exception) -> N
     assert isinstance(err, InfraError)
     assert err.status is None
     assert err.__cause__ is None and err.__context__ is None
+
+
+def test_the_family_is_registered_as_openai_for_inspect_and_the_blinding(
+    kit: SimpleNamespace,
+) -> None:
+    from ledgerrate.harness.listing import inspect_model
+    from ledgerrate.providers import families
+
+    responses, chat = families.get(F), families.get("openai")
+    # The same vendor's models name themselves the same way, whichever API serves them.
+    assert responses.vendor_words == chat.vendor_words
+    # Inspect's `openai` provider speaks the Responses API to OpenAI's own models.
+    assert inspect_model(kit.spec(F, api_model="gpt-x")) == "openai/gpt-x"
