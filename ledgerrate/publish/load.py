@@ -214,17 +214,19 @@ def load_edition(
     )
 
 
+def edition_dirs(editions_dir: Path) -> list[Path]:
+    """The edition folders in `editions_dir` (each holds an edition.yaml), by name: the one
+    place `build`, `render` and the command line find the editions."""
+    if not editions_dir.is_dir():
+        return []
+    return sorted(p for p in editions_dir.iterdir() if EditionPaths(p).manifest.is_file())
+
+
 def load_editions(
     editions_dir: Path,
     results_fn: Callable[[Path], EditionResults] | None = None,
     cache: BuildCache | None = None,
 ) -> list[Edition]:
-    """Every edition folder (one holding an edition.yaml), oldest first."""
-    if not editions_dir.is_dir():
-        return []
-    found = [
-        load_edition(child, results_fn, cache)
-        for child in sorted(editions_dir.iterdir())
-        if EditionPaths(child).manifest.is_file()
-    ]
+    """Every edition in `editions_dir` (see `edition_dirs`), oldest first."""
+    found = [load_edition(child, results_fn, cache) for child in edition_dirs(editions_dir)]
     return sorted(found, key=lambda e: (e.manifest.date, e.id))

@@ -216,7 +216,7 @@ def test_hostile_text_is_never_live(built: Path) -> None:
 
 def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ledgerrate.errors import UsageProblem
-    from ledgerrate.publish import build as build_mod
+    from ledgerrate.publish.engine import run as engine_run
 
     root = tmp_path / "editions"
     fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
@@ -228,7 +228,7 @@ def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     def broken(docs: Path, site: Path, **_: object) -> None:
         raise UsageProblem("mkdocs: simulated strict warning")
 
-    monkeypatch.setattr(build_mod, "run_mkdocs", broken)
+    monkeypatch.setattr(engine_run, "run_mkdocs", broken)
     with pytest.raises(UsageProblem):
         build_site(root, out)
     assert (out / "site" / "index.html").read_text("utf-8") == "previous site"
