@@ -99,7 +99,8 @@ def build_site(
     out.mkdir(parents=True, exist_ok=True)
     state = out / "state"
     cache = BuildCache.open(machine_cache_dir(cache_dir), index=state / "digests.json")
-    paths = [path.resolve() for path in load.edition_dirs(editions)]
+    found = load.edition_dirs(editions)  # once: the render takes them from here
+    paths = [path.resolve() for path in found]
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     # 0. nothing changed since the last successful build, and its output is intact: done
     last = state / "last-build"
@@ -135,6 +136,7 @@ def build_site(
                     results_fn=lambda p: results[Path(p).resolve()],
                     cache=cache,
                     site_url=site_url,
+                    edition_paths=found,
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)

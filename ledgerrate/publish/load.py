@@ -226,7 +226,13 @@ def load_editions(
     editions_dir: Path,
     results_fn: Callable[[Path], EditionResults] | None = None,
     cache: BuildCache | None = None,
+    *,
+    paths: list[Path] | None = None,
 ) -> list[Edition]:
-    """Every edition in `editions_dir` (see `edition_dirs`), oldest first."""
-    found = [load_edition(child, results_fn, cache) for child in edition_dirs(editions_dir)]
+    """Every edition in `editions_dir` (see `edition_dirs`; `paths`: those already found
+    there), oldest first."""
+    found = [
+        load_edition(child, results_fn, cache)
+        for child in (edition_dirs(editions_dir) if paths is None else paths)
+    ]
     return sorted(found, key=lambda e: (e.manifest.date, e.id))

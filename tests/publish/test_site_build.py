@@ -217,8 +217,9 @@ def test_hostile_text_is_never_live(built: Path) -> None:
 def test_the_build_and_the_render_find_the_editions_in_one_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`publish.load.edition_dirs` is the one finder: the build's figures step and the render
-    both take the editions from it, so a folder it leaves out is neither figured nor paged."""
+    """`publish.load.edition_dirs` is the one finder, asked once per build: the build's figures
+    step and the render both take the editions from it, so a folder it leaves out is neither
+    figured nor paged."""
     root = tmp_path / "editions"
     fixtures = {
         "2026-07": write_edition(root, "2026-07", "2026-07-01"),
@@ -229,8 +230,15 @@ def test_the_build_and_the_render_find_the_editions_in_one_place(
     (root / "README.md").write_text("not an edition", "utf-8")
     assert [p.name for p in load_mod.edition_dirs(root)] == ["2026-07", "2026-08"]
     every = load_mod.edition_dirs
-    monkeypatch.setattr(load_mod, "edition_dirs", lambda d: every(d)[:1])
+    asked: list[Path] = []
+
+    def first_only(editions: Path) -> list[Path]:
+        asked.append(editions)
+        return every(editions)[:1]
+
+    monkeypatch.setattr(load_mod, "edition_dirs", first_only)
     site = build_site(root, tmp_path / "out")
+    assert asked == [root.resolve()]
     assert (site / "editions" / "2026-07" / "index.html").is_file()
     assert not (site / "editions" / "2026-08").exists()
     assert not (site / "data" / "2026-08").exists()
