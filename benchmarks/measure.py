@@ -102,7 +102,7 @@ print(json.dumps({{"work_cpu_s": total - engine_cpu[0], "engine_cpu_s": engine_c
 TIMED_MKDOCS = """
 import json, time
 from pathlib import Path
-from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.engine.run import run_mkdocs
 t = time.process_time()
 run_mkdocs(Path({docs!r}), Path({site!r}))
 print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}}))

@@ -448,7 +448,7 @@ def build(
     ] = None,
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
-    from ledgerrate.publish.build import edition_dirs
+    from ledgerrate.publish.load import edition_dirs
 
     if not editions.is_dir():
         raise UsageProblem(

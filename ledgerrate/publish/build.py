@@ -14,8 +14,6 @@ this `out`, with its output still in place, does nothing (`out/state` remembers 
 from __future__ import annotations
 
 import datetime as dt
-import logging
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,86 +23,13 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.io import atomic_write_bytes, load_model
 from ledgerrate.publish import load
 from ledgerrate.publish.cache import BuildCache, key_of, list_stats, machine_cache_dir
+from ledgerrate.publish.engine.run import run_engine
 from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.schema import EditionManifest, EditionResults
 from ledgerrate.steps import Steps
 
-SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 # Files `build` itself writes into an edition (first publication): not inputs of its figures.
 _WRITTEN_BY_BUILD = frozenset({layout.RESULTS, layout.RESULTS_CURRENT, layout.PUBLISHED})
-
-
-class WarningLines(logging.Handler):
-    """The messages of the warnings (and errors) logged to it."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-
-def run_mkdocs(
-    docs: Path,
-    site: Path,
-    config: Path | None = None,
-    site_url: str | None = None,
-    cache: BuildCache | None = None,
-) -> None:
-    """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
-    mkdocs.yml unless given); warnings become errors. With a `cache`, the theme's templates are
-    compiled once per toolchain, not once per build."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import MkDocsException
-
-    from ledgerrate.publish.compiled_templates import CompiledTheme
-    from ledgerrate.publish.glossary_links import GlossaryLinks
-    from ledgerrate.publish.nav import apply_nav
-    from ledgerrate.publish.parallel_pages import ParallelPages
-    from ledgerrate.publish.raw_html import RawHtml
-    from ledgerrate.publish.render import CONFIG
-    from ledgerrate.publish.shared_frame import SharedFrame
-    from ledgerrate.publish.shared_markdown import SharedMarkdown
-    from ledgerrate.publish.shared_nav import SharedNav
-    from ledgerrate.publish.static_links import StaticLinks
-
-    collect = WarningLines()
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(collect)
-    previous = os.environ.get(SKIP_RENDER_ENV)
-    # The hook renders on plain `mkdocs build`; here the pages are already rendered.
-    os.environ[SKIP_RENDER_ENV] = "1"
-    try:
-        # mkdocs treats a None override as "keep mkdocs.yml's value".
-        cfg = load_config(
-            config_file=str(config or CONFIG),
-            docs_dir=str(docs),
-            site_dir=str(site),
-            strict=True,
-            site_url=site_url,
-        )
-        cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-shared-markdown"] = SharedMarkdown()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-glossary-links"] = GlossaryLinks()  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-static-links"] = StaticLinks(beside=True)  # type: ignore[assignment]
-        cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
-        if cache is not None:
-            cfg.plugins["ledgerrate-compiled-theme"] = CompiledTheme(cache)  # type: ignore[assignment]
-        apply_nav(cfg)
-        build(cfg)
-    except (MkDocsException, SystemExit) as exc:
-        lines = [f"mkdocs: {line}" for line in collect.lines] or [f"mkdocs: {exc}"]
-        raise UsageProblem("the site did not build; nothing was published", *lines) from None
-    finally:
-        logger.removeHandler(collect)
-        if previous is None:
-            os.environ.pop(SKIP_RENDER_ENV, None)
-        else:
-            os.environ[SKIP_RENDER_ENV] = previous
 
 
 def _swap(new: Path, live: Path, graveyard: Path) -> None:
@@ -116,12 +41,6 @@ def _swap(new: Path, live: Path, graveyard: Path) -> None:
 
 def _manifest(path: Path) -> EditionManifest:
     return load_model(EditionManifest, layout.EditionPaths(path).manifest)
-
-
-def edition_dirs(editions: Path) -> list[Path]:
-    if not editions.is_dir():
-        return []
-    return sorted(p for p in editions.iterdir() if layout.EditionPaths(p).manifest.is_file())
 
 
 def _edition_key(cache: BuildCache, path: Path, *, inputs_only: bool) -> str:
@@ -180,7 +99,8 @@ def build_site(
     out.mkdir(parents=True, exist_ok=True)
     state = out / "state"
     cache = BuildCache.open(machine_cache_dir(cache_dir), index=state / "digests.json")
-    paths = [path.resolve() for path in edition_dirs(editions)]
+    found = load.edition_dirs(editions)  # once: the render takes them from here
+    paths = [path.resolve() for path in found]
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     # 0. nothing changed since the last successful build, and its output is intact: done
     last = state / "last-build"
@@ -216,6 +136,7 @@ def build_site(
                     results_fn=lambda p: results[Path(p).resolve()],
                     cache=cache,
                     site_url=site_url,
+                    edition_paths=found,
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
@@ -229,22 +150,3 @@ def build_site(
         atomic_write_bytes(last, _fingerprint(cache, paths, out, engine, site_url, now).encode())
         cache.save()
     return out / "site"
-
-
-def run_engine(
-    engine: str,
-    docs: Path,
-    site: Path,
-    site_url: str | None = None,
-    cache: BuildCache | None = None,
-) -> None:
-    if engine == "mkdocs":
-        run_mkdocs(docs, site, site_url=site_url, cache=cache)
-    elif engine == "zensical":
-        if site_url:
-            raise UsageProblem("--site-url is applied by the mkdocs engine only; drop one")
-        from ledgerrate.publish.zensical import run_zensical
-
-        run_zensical(docs, site)
-    else:
-        raise UsageProblem(f"--engine {engine!r}: use mkdocs or zensical")

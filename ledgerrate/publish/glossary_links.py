@@ -1,7 +1,7 @@
 """The first use of each term on a page links to its entry on the glossary page.
 
 Done on each page's HTML after markdown (an mkdocs plugin event, registered by
-`publish.build.run_mkdocs` and the mkdocs hook), so every page gets it, generated or
+`publish.engine.run.run_mkdocs` and the mkdocs hook), so every page gets it, generated or
 hand-written, without a template having to know which of its words comes first. Only text is
 touched: never a tag or attribute, and never text inside a link, a heading, code, a script or a
 form control, so no link is nested in another and no heading's anchor changes.

@@ -3,7 +3,7 @@
 Every drill-down page opens with a few paragraphs (the edition's banner, what the page shows,
 the cell's figures, where its records are). A 200-model edition has thousands of such pages, and
 markdown's inline pass over their character references was most of what mkdocs spent on a
-drill-down page once its runs skipped markdown (`publish/raw_html.py`). Like the large tables
+drill-down page once its runs skipped markdown (`publish/engine/raw_html.py`). Like the large tables
 (`publish/html_table.py`), this prose is written by our templates with every edition value
 escaped by `safe.finalize`, so the markdown it can hold is known: paragraphs, `> ` quotes,
 `**strong**`, `` `code` `` of a file name, `[text](target)` links and one-line `<p …>` blocks of
@@ -19,8 +19,8 @@ import re
 
 from markupsafe import Markup
 
+from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.html_table import TableSyntaxError, inline_html
-from ledgerrate.publish.raw_html import region
 
 _STRONG = re.compile(r"\*\*([^*\n]+)\*\*")
 _CODE = re.compile(r"`([A-Za-z0-9._/-]+)`")

@@ -13,7 +13,7 @@ The HTML is what python-markdown's `tables` extension writes for the same text (
 both to the same bytes on every table of the test editions, hostile names and answers
 included), with each link already in its final form:
 `…/index.md` becomes `…/`, as mkdocs writes it under `use_directory_urls`. The table is handed
-to mkdocs as a raw block (`publish/raw_html.py`), which checks that each of its links lands.
+to mkdocs as a raw block (`publish/engine/raw_html.py`), which checks that each of its links lands.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import re
 
 from markupsafe import Markup
 
-from ledgerrate.publish.raw_html import region
+from ledgerrate.publish.engine.raw_html import region
 
 _LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
 # What may remain in a cell once links are converted: our tags and character references.

@@ -214,17 +214,25 @@ def load_edition(
     )
 
 
+def edition_dirs(editions_dir: Path) -> list[Path]:
+    """The edition folders in `editions_dir` (each holds an edition.yaml), by name: the one
+    place `build`, `render` and the command line find the editions."""
+    if not editions_dir.is_dir():
+        return []
+    return sorted(p for p in editions_dir.iterdir() if EditionPaths(p).manifest.is_file())
+
+
 def load_editions(
     editions_dir: Path,
     results_fn: Callable[[Path], EditionResults] | None = None,
     cache: BuildCache | None = None,
+    *,
+    paths: list[Path] | None = None,
 ) -> list[Edition]:
-    """Every edition folder (one holding an edition.yaml), oldest first."""
-    if not editions_dir.is_dir():
-        return []
+    """Every edition in `editions_dir` (see `edition_dirs`; `paths`: those already found
+    there), oldest first."""
     found = [
         load_edition(child, results_fn, cache)
-        for child in sorted(editions_dir.iterdir())
-        if EditionPaths(child).manifest.is_file()
+        for child in (edition_dirs(editions_dir) if paths is None else paths)
     ]
     return sorted(found, key=lambda e: (e.manifest.date, e.id))

@@ -35,13 +35,13 @@ from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
-from ledgerrate.publish.compiled_templates import CompiledTemplates
 from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.engine.compiled_templates import CompiledTemplates
+from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
-from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.verifier import verifier_files

@@ -58,10 +58,12 @@ def render_into(
     results_fn: Callable[[Path], EditionResults] | None = None,
     cache: BuildCache | None = None,
     site_url: str | None = None,
+    edition_paths: list[Path] | None = None,
 ) -> None:
     """Write the complete docs tree into `docs` (an empty folder). With a `cache`, rate-card
     PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it
-    (`site_url`: where the site is hosted, printed on the rate-card PDFs)."""
+    (`site_url`: where the site is hosted, printed on the rate-card PDFs; `edition_paths`: the
+    editions the caller already found in `editions_dir`, by default found here)."""
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
             render_into(
@@ -72,6 +74,7 @@ def render_into(
                 results_fn=results_fn,
                 cache=BuildCache.open(Path(scratch)),
                 site_url=site_url,
+                edition_paths=edition_paths,
             )
         return
     clash = site_paths.clashes(site_src)  # generated pages would silently replace these
@@ -81,7 +84,7 @@ def render_into(
     methodology = _copy_site_src(site_src, docs)
     write_fonts(docs)  # served from the site itself: no request leaves it
     # 2. every edition with its results, oldest first
-    editions = load_editions(editions_dir, results_fn, cache)
+    editions = load_editions(editions_dir, results_fn, cache, paths=edition_paths)
     site = build_site_model(editions, methodology)
     fork = worth_forking(editions)
 

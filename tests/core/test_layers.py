@@ -79,3 +79,13 @@ def test_a_family_that_imports_the_fake_server_breaks_the_contract(tmp_path: Pat
         tmp_path, {"providers/gemini.py": "from ledgerrate.testing import fake_shapes as _up"}
     )
     assert "ledgerrate.providers.gemini -> ledgerrate.testing.fake_shapes" in report
+
+
+def test_an_engine_plugin_that_imports_the_build_breaks_the_contract(tmp_path: Path) -> None:
+    """The build drives the site engine (publish/engine/run.py); a plug-in reaching back into
+    publish/build.py, as parallel_pages.py once did for its warning collector, is a cycle."""
+    report = _lint_with_imports(
+        tmp_path,
+        {"publish/engine/parallel_pages.py": "from ledgerrate.publish.build import build_site"},
+    )
+    assert "ledgerrate.publish.engine.parallel_pages -> ledgerrate.publish.build" in report

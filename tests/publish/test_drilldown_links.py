@@ -1,4 +1,4 @@
-"""The drill-down pages' raw HTML skips markdown (publish/raw_html.py), so markdown no longer
+"""The drill-down pages' raw HTML skips markdown (publish/engine/raw_html.py), so markdown no longer
 checks their links (the plugin only checks that each lands on a file): here every link of every
 built drill-down page must land, on a file of the site and, for a fragment, on an element with
 that id; and each page keeps every run it had."""
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
-from ledgerrate.publish.raw_html import _NOT_PLAIN, MARKER, RawHtml, _decoded, broken_links
+from ledgerrate.publish.engine.raw_html import _NOT_PLAIN, MARKER, RawHtml, _decoded, broken_links
 from tests.publish.factory import HOSTILE, WL, write_edition
 
 

@@ -10,9 +10,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.engine.run import run_mkdocs
+from ledgerrate.publish.engine.zensical import run_zensical
 from ledgerrate.publish.render import render_into
-from ledgerrate.publish.zensical import run_zensical
 from tests.publish.factory import write_two_editions
 
 pytestmark = pytest.mark.slow

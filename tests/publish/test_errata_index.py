@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from ledgerrate.io import load_model
+from ledgerrate.publish.engine.nav import site_nav
 from ledgerrate.publish.load import load_edition
-from ledgerrate.publish.nav import site_nav
 from ledgerrate.publish.pages import make_env, render_errata
 from ledgerrate.publish.render import TEMPLATES
 from ledgerrate.publish.site import build_site_model

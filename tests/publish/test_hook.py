@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _hook():
     spec = importlib.util.spec_from_file_location(
-        "lr_hook", REPO / "ledgerrate/publish/mkdocs_hook.py"
+        "lr_hook", REPO / "ledgerrate/publish/engine/mkdocs_hook.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -45,7 +45,7 @@ def test_mkdocs_yml_declares_the_hook() -> None:
     import yaml
 
     config = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8"))
-    assert config["hooks"] == ["ledgerrate/publish/mkdocs_hook.py"]
+    assert config["hooks"] == ["ledgerrate/publish/engine/mkdocs_hook.py"]
     assert (REPO / config["hooks"][0]).is_file()
     # docs_dir must exist in a fresh clone (mkdocs checks it before the hook runs): a committed
     # folder; the hook builds from the rendered build/docs instead.
@@ -82,7 +82,7 @@ def test_hook_hands_the_theme_the_cache_it_rendered_with(
     import jinja2
     from mkdocs.structure.files import Files
 
-    from ledgerrate.publish.compiled_templates import CompiledTemplates
+    from ledgerrate.publish.engine.compiled_templates import CompiledTemplates
 
     hook, config = _config(tmp_path, monkeypatch)
     hook.on_config(config)

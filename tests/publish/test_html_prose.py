@@ -9,9 +9,9 @@ import re
 import markdown
 import pytest
 
+from ledgerrate.publish.engine.raw_html import REGION_START
 from ledgerrate.publish.html_prose import prose_html, prose_region
 from ledgerrate.publish.html_table import TableSyntaxError
-from ledgerrate.publish.raw_html import REGION_START
 from ledgerrate.publish.safe import md_text
 from tests.publish.factory import texts_sent_through
 

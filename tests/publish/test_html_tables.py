@@ -12,9 +12,9 @@ import markdown
 import pytest
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.engine.raw_html import region
+from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.html_table import TableSyntaxError, html_table, table_html
-from ledgerrate.publish.raw_html import region
 from ledgerrate.publish.safe import md_text
 from tests.publish.factory import texts_sent_through
 

@@ -139,7 +139,7 @@ def test_the_theme_templates_are_compiled_once_per_cache(
     first's."""
     import jinja2
 
-    from ledgerrate.publish.build import run_mkdocs
+    from ledgerrate.publish.engine.run import run_mkdocs
     from tests.publish.factory import rendered_two_editions
 
     docs = rendered_two_editions(tmp_path, monkeypatch)

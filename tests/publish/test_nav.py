@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.nav import MAX_SECTION_ENTRIES, site_nav
+from ledgerrate.publish.engine.nav import MAX_SECTION_ENTRIES, site_nav
+from ledgerrate.publish.engine.run import run_mkdocs
 
 MODELS = MAX_SECTION_ENTRIES + 6
 

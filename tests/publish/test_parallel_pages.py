@@ -1,6 +1,6 @@
-"""Drill-down pages written by forked processes beside mkdocs' loop (publish/parallel_pages.py):
-the same site, byte for byte, as one process writes; a child's warning or failure fails the
-build; a failed build leaves no child behind."""
+"""Drill-down pages written by forked processes beside mkdocs' loop
+(publish/engine/parallel_pages.py): the same site, byte for byte, as one process writes; a
+child's warning or failure fails the build; a failed build leaves no child behind."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 
 from ledgerrate import forked
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish import parallel_pages
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.raw_html import RawHtml
+from ledgerrate.publish.engine import parallel_pages
+from ledgerrate.publish.engine.raw_html import RawHtml
+from ledgerrate.publish.engine.run import run_mkdocs
 from tests.publish.factory import rendered_two_editions, tree_bytes
 
 

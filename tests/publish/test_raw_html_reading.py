@@ -1,7 +1,7 @@
-"""How publish/raw_html.py reads a page: only its head at conversion (the tail of runs when the
-page is written), regions found as the regex it replaced found them, and a page whose head or
-tail changed between the two stops the build; the site is the one mkdocs builds reading whole
-pages."""
+"""How publish/engine/raw_html.py reads a page: only its head at conversion (the tail of runs
+when the page is written), regions found as the regex it replaced found them, and a page whose
+head or tail changed between the two stops the build; the site is the one mkdocs builds reading
+whole pages."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledgerrate.publish import raw_html
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.raw_html import MARKER, REGION_END, REGION_START, RawHtml, read_head
+from ledgerrate.publish.engine import raw_html
+from ledgerrate.publish.engine.raw_html import MARKER, REGION_END, REGION_START, RawHtml, read_head
+from ledgerrate.publish.engine.run import run_mkdocs
 from tests.publish.factory import rendered_two_editions, tree_bytes
 
 # The regex `_split` used before `str.find`: the reference it must agree with.

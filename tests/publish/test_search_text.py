@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.publish.build import run_mkdocs
 from ledgerrate.publish.compare import render_compare
+from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.pages import make_env
 from ledgerrate.publish.render import TEMPLATES, render_into
 from tests.publish import factory

@@ -1,5 +1,6 @@
-"""Pages outside the navigation get the theme's frame filled in (publish/shared_frame.py), and
-the site is byte for byte the one mkdocs builds rendering the theme into every page."""
+"""Pages outside the navigation get the theme's frame filled in
+(publish/engine/shared_frame.py), and the site is byte for byte the one mkdocs builds
+rendering the theme into every page."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Any
 import jinja2
 import pytest
 
-from ledgerrate.publish import shared_frame
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.shared_frame import SharedFrame
+from ledgerrate.publish.engine import shared_frame
+from ledgerrate.publish.engine.run import run_mkdocs
+from ledgerrate.publish.engine.shared_frame import SharedFrame
 from tests.publish.factory import rendered_two_editions, tree_bytes
 from tests.publish.fake_mkdocs import Heading, Nav, Page, full, theme_env
 
@@ -143,7 +144,7 @@ def test_a_frame_is_never_learned_from_an_ambiguous_page() -> None:
 
 
 def test_after_a_fork_each_process_learns_from_its_own_pages() -> None:
-    # publish/parallel_pages.py hands one process every other page of a kind: the kind's first
+    # engine/parallel_pages.py hands one process every other page of a kind: the kind's first
     # page is another process's, so this one learns the frame from its own first page (rendered
     # in full), confirms it on its second, and fills the rest.
     nav = Nav([Page("", "Home", "h", is_homepage=True)])

@@ -1,5 +1,6 @@
-"""Pages that are a title and raw HTML get markdown's output filled in (publish/shared_markdown.py),
-and the site is byte for byte the one mkdocs builds converting every page."""
+"""Pages that are a title and raw HTML get markdown's output filled in
+(publish/engine/shared_markdown.py), and the site is byte for byte the one mkdocs builds
+converting every page."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.publish import shared_markdown
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.shared_markdown import SharedMarkdown, _split
+from ledgerrate.publish.engine import shared_markdown
+from ledgerrate.publish.engine.run import run_mkdocs
+from ledgerrate.publish.engine.shared_markdown import SharedMarkdown, _split
 from tests.publish.factory import rendered_two_editions, tree_bytes
 
 

@@ -1,4 +1,4 @@
-"""Pages outside the navigation get its sidebar spliced in (publish/shared_nav.py), and the
+"""Pages outside the navigation get its sidebar spliced in (publish/engine/shared_nav.py), and the
 site is byte for byte the one mkdocs builds rendering the sidebar into every page."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 import jinja2
 import pytest
 
-from ledgerrate.publish import shared_nav
-from ledgerrate.publish.build import run_mkdocs
-from ledgerrate.publish.shared_frame import SharedFrame
-from ledgerrate.publish.shared_nav import SharedNav
+from ledgerrate.publish.engine import shared_nav
+from ledgerrate.publish.engine.run import run_mkdocs
+from ledgerrate.publish.engine.shared_frame import SharedFrame
+from ledgerrate.publish.engine.shared_nav import SharedNav
 from tests.publish.factory import rendered_two_editions, tree_bytes
 from tests.publish.fake_mkdocs import Nav, Page, full, theme_env
 
@@ -30,7 +30,7 @@ def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
         spliced.append("ok" if done is not None else "refused")
         return done
 
-    # The sidebar on its own: publish/shared_frame.py (which would take these pages over) is off.
+    # The sidebar on its own: engine/shared_frame.py (which would take these pages over) is off.
     monkeypatch.setattr(SharedFrame, "on_page_content", lambda self, html, **_: html)
     with monkeypatch.context() as patch:
         patch.setattr(shared_nav._Sidebar, "splice", counted)

@@ -214,9 +214,39 @@ def test_hostile_text_is_never_live(built: Path) -> None:
             assert line in shown, line
 
 
+def test_the_build_and_the_render_find_the_editions_in_one_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`publish.load.edition_dirs` is the one finder, asked once per build: the build's figures
+    step and the render both take the editions from it, so a folder it leaves out is neither
+    figured nor paged."""
+    root = tmp_path / "editions"
+    fixtures = {
+        "2026-07": write_edition(root, "2026-07", "2026-07-01"),
+        "2026-08": write_edition(root, "2026-08", "2026-08-01"),
+    }
+    _use(monkeypatch, fixtures)
+    (root / "notes").mkdir()  # no edition.yaml: not an edition
+    (root / "README.md").write_text("not an edition", "utf-8")
+    assert [p.name for p in load_mod.edition_dirs(root)] == ["2026-07", "2026-08"]
+    every = load_mod.edition_dirs
+    asked: list[Path] = []
+
+    def first_only(editions: Path) -> list[Path]:
+        asked.append(editions)
+        return every(editions)[:1]
+
+    monkeypatch.setattr(load_mod, "edition_dirs", first_only)
+    site = build_site(root, tmp_path / "out")
+    assert asked == [root.resolve()]
+    assert (site / "editions" / "2026-07" / "index.html").is_file()
+    assert not (site / "editions" / "2026-08").exists()
+    assert not (site / "data" / "2026-08").exists()
+
+
 def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ledgerrate.errors import UsageProblem
-    from ledgerrate.publish import build as build_mod
+    from ledgerrate.publish.engine import run as engine_run
 
     root = tmp_path / "editions"
     fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
@@ -228,7 +258,7 @@ def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     def broken(docs: Path, site: Path, **_: object) -> None:
         raise UsageProblem("mkdocs: simulated strict warning")
 
-    monkeypatch.setattr(build_mod, "run_mkdocs", broken)
+    monkeypatch.setattr(engine_run, "run_mkdocs", broken)
     with pytest.raises(UsageProblem):
         build_site(root, out)
     assert (out / "site" / "index.html").read_text("utf-8") == "previous site"

@@ -11,7 +11,8 @@ import pytest
 
 from ledgerrate.errors import UsageProblem
 from ledgerrate.layout import INDEX_NAME
-from ledgerrate.publish import nav, site_paths
+from ledgerrate.publish import site_paths
+from ledgerrate.publish.engine import nav
 from ledgerrate.publish.render import SITE_SRC, render_into
 from tests.publish.factory import write_two_editions
 

@@ -1,5 +1,6 @@
-"""The site's downloads are hard links to the rendered folder's files (publish/static_links.py):
-the same site, byte for byte, as the one mkdocs builds by copying."""
+"""The site's downloads are hard links to the rendered folder's files
+(publish/engine/static_links.py): the same site, byte for byte, as the one mkdocs builds by
+copying."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 
 from ledgerrate import forked
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish import static_links
-from ledgerrate.publish.build import run_mkdocs
+from ledgerrate.publish.engine import static_links
+from ledgerrate.publish.engine.run import run_mkdocs
 from tests.publish.factory import rendered_two_editions, tree_bytes
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from mkdocs.structure.toc import get_toc
 
 _HOLE = "\x00"  # never in a title, a slug or a page: it marks the holes
-# `# title` then nothing but the raw blocks' placeholders (publish/raw_html.py) and blank lines.
+# `# title` then nothing but the raw blocks' placeholders (engine/raw_html.py) and blank lines.
 _PAGE = re.compile(r"# ([^\n]*)\n((?:\n|<!-- lr:raw-html \d+ -->\n)*)", re.ASCII)
 # Markdown's inline syntax, HTML included, and a closing `#`: a title holding any of them is
 # converted. A character reference is kept by markdown as written; a bare `&` is not.
@@ -137,7 +137,7 @@ def _slugger(config: Any) -> Callable[[str], str] | None:
 
 
 class SharedMarkdown:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` and the mkdocs hook)."""
 
     def __init__(self) -> None:
         self._reset(None)
@@ -184,6 +184,6 @@ class SharedMarkdown:
             page.render = lambda config, files: _apply(page, learned.fill(title, slug))
         return markdown
 
-    # After publish.raw_html's (mkdocs runs higher priorities first): the page it sees is the
+    # After publish.engine.raw_html's (mkdocs runs higher priorities first): the page it sees is the
     # one markdown would, its raw blocks already taken out.
     on_page_markdown.mkdocs_priority = -50  # type: ignore[attr-defined]

@@ -3,11 +3,11 @@
 mkdocs writes pages one at a time, and at ten 215-model editions (28,000 pages) its page loop
 kept one core of two busy for tens of seconds while the other idled: every page was already
 converted (markdown, table of contents, anchors) and only the theme, the raw-HTML blocks
-(`publish/raw_html.py`) and the file write were left. So once every page is converted (mkdocs'
+(`engine/raw_html.py`) and the file write were left. So once every page is converted (mkdocs'
 `env` event), the process forks: each child writes a share of the drill-down pages, the pages
 outside the navigation that the search leaves out, and mkdocs' own loop, in the parent, passes
 over them with a template that writes nothing. What a child learns per kind of page
-(`publish/shared_frame.py`, `shared_nav.py`) it learns from its own pages.
+(`engine/shared_frame.py`, `shared_nav.py`) it learns from its own pages.
 
 Everything mkdocs checks is still checked: the anchors of every page after the loop (from
 what the conversion recorded, in the parent), and a warning in a child is logged again in the
@@ -16,7 +16,7 @@ dies fails the build, and a build that fails kills its children: the site is bui
 staging folder and published whole or not at all (`publish/build.py`).
 `tests/publish/test_parallel_pages.py` proves the site byte-identical to one process's.
 
-Only `ledgerrate build` forks (`publish.build.run_mkdocs`): `mkdocs serve` rebuilds in its own
+Only `ledgerrate build` forks (`publish.engine.run.run_mkdocs`): `mkdocs serve` rebuilds in its own
 server, and `LEDGERRATE_WORKERS=1` keeps one process.
 """
 
@@ -103,7 +103,7 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
     from mkdocs.commands.build import _build_page
     from mkdocs.structure.files import InclusionLevel
 
-    from ledgerrate.publish.build import WarningLines
+    from ledgerrate.publish.engine.run import WarningLines
 
     logger = logging.getLogger("mkdocs")
     capture = WarningLines()
@@ -122,7 +122,7 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
 
 
 class ParallelPages:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs`)."""
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs`)."""
 
     def __init__(self) -> None:
         self._children: list[forked.Beside] = []

@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ledgerrate.publish.cache import BuildCache
-from ledgerrate.publish.compiled_templates import CompiledTemplates
+from ledgerrate.publish.engine.compiled_templates import CompiledTemplates
+from ledgerrate.publish.engine.raw_html import RawHtml
+from ledgerrate.publish.engine.run import SKIP_RENDER_ENV
+from ledgerrate.publish.engine.shared_frame import SharedFrame
+from ledgerrate.publish.engine.shared_markdown import SharedMarkdown
+from ledgerrate.publish.engine.shared_nav import SharedNav
+from ledgerrate.publish.engine.static_links import StaticLinks
 from ledgerrate.publish.glossary_links import GlossaryLinks
-from ledgerrate.publish.raw_html import RawHtml
-from ledgerrate.publish.shared_frame import SharedFrame
-from ledgerrate.publish.shared_markdown import SharedMarkdown
-from ledgerrate.publish.shared_nav import SharedNav
-from ledgerrate.publish.static_links import StaticLinks
-
-SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
 
 # The products cache this hook rendered with, for the theme's compiled templates (`on_env`).
 # None under `ledgerrate build`, whose own plugin hands the theme its cache.
@@ -29,7 +28,7 @@ _cache: BuildCache | None = None
 
 def on_config(config: Any) -> Any:
     global _cache
-    from ledgerrate.publish.nav import apply_nav
+    from ledgerrate.publish.engine.nav import apply_nav
 
     _cache = None
     if os.environ.get(SKIP_RENDER_ENV) != "1":
@@ -58,9 +57,9 @@ def on_config(config: Any) -> Any:
 
 # Raw HTML blocks skip markdown, pages outside the navigation share its sidebar, the theme's
 # frame and a title's markdown, and downloads are linked into the site, here too
-# (publish/raw_html.py, shared_nav.py, shared_frame.py, shared_markdown.py and static_links.py
-# say why).
-# Pages are written in this one process: publish/parallel_pages.py forks only under
+# (publish/engine/raw_html.py, shared_nav.py, shared_frame.py, shared_markdown.py and
+# static_links.py say why).
+# Pages are written in this one process: publish/engine/parallel_pages.py forks only under
 # `ledgerrate build`, never inside `mkdocs serve`'s server.
 # mkdocs registers each `on_*` name of a hook module as one event, so the plugins' handlers of
 # one event are called in turn, in the order their priorities give under `ledgerrate build`.
@@ -108,5 +107,5 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     return _raw_html.on_post_page(output, page=page, config=config)
 
 
-# After the search plugin's, as publish/raw_html.py's own handler.
+# After the search plugin's, as publish/engine/raw_html.py's own handler.
 on_page_context.mkdocs_priority = -100  # type: ignore[attr-defined]

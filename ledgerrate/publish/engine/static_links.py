@@ -81,7 +81,7 @@ MIN_BESIDE = 2_000
 
 
 class StaticLinks:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook).
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` and the mkdocs hook).
 
     With `beside`, the links are made in a forked process while mkdocs converts the pages
     (`forked.beside`): at ten 215-model editions, 63,000 links took 4 s of one core while the

@@ -110,7 +110,7 @@ class NavScope:
 
 
 class SharedNav:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` and the mkdocs hook)."""
 
     def __init__(self) -> None:
         self._reset()
@@ -139,7 +139,9 @@ class SharedNav:
         if self._env is None or nav is None or not len(nav):
             return context
         if (page.meta or {}).get("template", "main.html") != "main.html":
-            return context  # another template (publish/shared_frame.py's): no sidebar to share
+            return (
+                context  # another template (publish/engine/shared_frame.py's): no sidebar to share
+            )
         self._scope.learn(nav)
         key = self._key(page)
         if key is None:
@@ -167,6 +169,6 @@ class SharedNav:
         self._sidebars[key] = _cut(output, self._render(page, context, _Hidden(nav)))
         return output
 
-    # Before publish.raw_html's on_post_page, which releases the page's content that a render
+    # Before publish.engine.raw_html's on_post_page, which releases the page's content that a render
     # here still needs (mkdocs runs higher priorities first).
     on_post_page.mkdocs_priority = 50  # type: ignore[attr-defined]

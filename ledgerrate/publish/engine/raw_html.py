@@ -187,7 +187,7 @@ class _Held:
 
 
 class RawHtml:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook).
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` and the mkdocs hook).
 
     mkdocs converts every page before it renders any, so blocks held from one event to the
     other would be the whole site's raw HTML at once (about 100 MB per 200-model edition).
@@ -219,7 +219,7 @@ class RawHtml:
         return head
 
     def keep_pages(self, pages: Sequence[Any]) -> None:
-        """After a fork (`publish/parallel_pages.py`): this process writes only `pages`."""
+        """After a fork (`publish/engine/parallel_pages.py`): this process writes only `pages`."""
         uris = {page.file.src_uri for page in pages}
         self._held = {uri: held for uri, held in self._held.items() if uri in uris}
 
@@ -245,7 +245,7 @@ class RawHtml:
 
     def _check_links(self, uri: str, blocks: list[str]) -> None:
         """Checked where the page is written, not where it is converted: the pages are
-        written by several processes (`publish/parallel_pages.py`), converted by one."""
+        written by several processes (`publish/engine/parallel_pages.py`), converted by one."""
         if self._files is None:
             return
         # Targets are already normalised POSIX paths: looked up as `get_file_from_path`

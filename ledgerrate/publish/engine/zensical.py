@@ -4,7 +4,7 @@ Zensical reads `mkdocs.yml` (its `nav`, `theme`, `extra*`, extensions and plugin
 `hooks:`, so without help it would render nothing and title sections after folder names. The
 pages are rendered first (as for mkdocs), then Zensical gets a config beside them: the site's
 own `mkdocs.yml` without its hook and with the nav written out, the same nav the hook hands
-mkdocs (`publish.nav.site_nav`), so both engines publish the same pages under the same titles.
+mkdocs (`engine.nav.site_nav`), so both engines publish the same pages under the same titles.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.publish.nav import site_nav
+from ledgerrate.publish.engine.nav import site_nav
 from ledgerrate.publish.render import CONFIG
 
 

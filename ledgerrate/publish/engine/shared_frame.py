@@ -27,7 +27,7 @@ from typing import Any
 from jinja2 import ChoiceLoader, DictLoader
 from markupsafe import Markup
 
-from ledgerrate.publish.shared_nav import NavScope
+from ledgerrate.publish.engine.shared_nav import NavScope
 
 # A page given this template renders as nothing; `on_post_page` writes it from its kind's frame.
 BARE_TEMPLATE = "ledgerrate-frame-bare.html"
@@ -87,7 +87,7 @@ class _Frame:
 
 
 class SharedFrame:
-    """mkdocs plugin events (registered by `publish.build.run_mkdocs` and the mkdocs hook)."""
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` and the mkdocs hook)."""
 
     def __init__(self) -> None:
         self._reset()
@@ -123,7 +123,7 @@ class SharedFrame:
         return html
 
     def keep_pages(self, pages: Sequence[Any]) -> None:
-        """After a fork (`publish/parallel_pages.py`): this process writes only `pages`, so
+        """After a fork (`publish/engine/parallel_pages.py`): this process writes only `pages`, so
         each kind's frame is learned from the first of them, rendered in full."""
         kind_of: dict[str, tuple[Any, ...]] = {}
         first: dict[tuple[Any, ...], str] = {}
@@ -174,6 +174,6 @@ class SharedFrame:
             self._confirmed.add(kind)
         return filled
 
-    # After publish.shared_nav's on_post_page (its splice makes the first page's output whole)
-    # and before publish.raw_html's, which releases the content the frame is filled with.
+    # After engine.shared_nav's on_post_page (its splice makes the first page's output whole)
+    # and before engine.raw_html's, which releases the content the frame is filled with.
     on_post_page.mkdocs_priority = 40  # type: ignore[attr-defined]
