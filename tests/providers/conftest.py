@@ -99,6 +99,14 @@ def reply(status: int, fixture: str, headers: dict[str, str] | None = None) -> h
     )
 
 
+def completed(family: str, fixture: str) -> Completion:
+    """The completion an adapter makes of one documented 200 reply (`fixture` relative to
+    tests/fixtures/http); anything else fails the test."""
+    result, _ = call_with(family, reply(200, fixture))
+    assert isinstance(result, Completion), result
+    return result
+
+
 def check_error(
     family: str,
     status: int,
@@ -133,5 +141,6 @@ def kit() -> SimpleNamespace:
         simple_request=simple_request,
         call_with=call_with,
         reply=reply,
+        completed=completed,
         check_error=check_error,
     )

@@ -16,9 +16,7 @@ F = "anthropic"
 
 
 def _ok(kit: SimpleNamespace, name: str) -> Completion:
-    result, _ = kit.call_with(F, kit.reply(200, f"anthropic/{name}.json"))
-    assert isinstance(result, Completion), result
-    return result
+    return kit.completed(F, f"anthropic/{name}.json")
 
 
 def test_success_joins_text_blocks(kit: SimpleNamespace) -> None:

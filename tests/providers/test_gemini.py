@@ -17,9 +17,7 @@ F = "gemini"
 
 
 def _ok(kit: SimpleNamespace, name: str) -> Completion:
-    result, _ = kit.call_with(F, kit.reply(200, f"gemini/{name}.json"))
-    assert isinstance(result, Completion), result
-    return result
+    return kit.completed(F, f"gemini/{name}.json")
 
 
 def test_success(kit: SimpleNamespace) -> None:

@@ -23,9 +23,7 @@ F = "openai"
 
 
 def _ok(kit: SimpleNamespace, name: str) -> Completion:
-    result, _ = kit.call_with(F, kit.reply(200, f"openai/{name}.json"))
-    assert isinstance(result, Completion), result
-    return result
+    return kit.completed(F, f"openai/{name}.json")
 
 
 def test_success_text_usage_and_raw(kit: SimpleNamespace) -> None:

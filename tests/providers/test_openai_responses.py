@@ -25,9 +25,7 @@ D = "openai_responses"
 
 
 def _ok(kit: SimpleNamespace, name: str) -> Completion:
-    result, _ = kit.call_with(F, kit.reply(200, f"{D}/{name}.json"))
-    assert isinstance(result, Completion), result
-    return result
+    return kit.completed(F, f"{D}/{name}.json")
 
 
 def test_success_text_usage_and_raw(kit: SimpleNamespace) -> None:
