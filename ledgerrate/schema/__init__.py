@@ -31,6 +31,8 @@ from ledgerrate.schema.publication import (
     PublicationEntry,
     PublishedEdition,
 )
+from ledgerrate.schema.price_check import *  # noqa: F403
+from ledgerrate.schema.price_check import PriceCheck
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 
@@ -50,4 +52,5 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
     "results-corrected.json": CorrectedResults,
+    "price-check.json": PriceCheck,
 }
