@@ -40,6 +40,7 @@ from ledgerrate.layout import (
     GRADES,
     INDEX_NAME,
     MANIFEST,
+    PRICE_CHECK,
     PRICING,
     PROBES,
     PUBLISHED,
@@ -66,6 +67,7 @@ from ledgerrate.publish.cache import (
 from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
+from ledgerrate.publish.price_check_data import price_check_json
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 from ledgerrate.schema_export import schema_documents
 from ledgerrate.seal import for_edition, read_index, sealed_name
@@ -459,6 +461,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
     write_plain(dest / RESULTS, results_json)
+    # The price database's view and the per-cell costs beside it (generate/price_check.py).
+    write_plain(dest / PRICE_CHECK, price_check_json(edition))
     if edition.paths.results_current.exists():
         write_plain(dest / RESULTS_CURRENT, edition.paths.results_current.read_bytes())
     # Its corrected companion (every erratum applied, each withdrawn or changed figure marked)

@@ -1,0 +1,47 @@
+"""The price database cross-checks of one edition, as the site shows and publishes them.
+
+`price-check.json` (in the edition's data folder) holds what the database said — its version,
+each model's prices for the window's opening instant — and, per cell, the counted calls' costs
+both ways. The edition page's table and the workload pages' evidence lines are read from the
+same object, so the page and the file cannot disagree. The models' part is the one `register`
+wrote into the edition; an edition registered before that file existed gets it computed here
+from the installed database (its version is named either way).
+"""
+
+from __future__ import annotations
+
+from ledgerrate.generate.price_check import cell_checks, price_check
+from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.layout import cell_log_files
+from ledgerrate.publish.load import Edition
+from ledgerrate.schema import PriceCheck, PricingTable, RunRecord
+
+# The edition page, the workload pages and the data file of one build read it once; keyed by
+# the logs' sizes and times so that a later build in the same process sees new runs.
+_MEMO: dict[tuple[object, ...], PriceCheck] = {}
+
+
+def edition_price_check(edition: Edition) -> PriceCheck:
+    paths = edition.paths
+    logs = cell_log_files(paths.runs_dir)
+    key = (
+        str(paths.root.resolve()),
+        *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in logs),
+        paths.price_check.stat().st_mtime_ns if paths.price_check.is_file() else None,
+    )
+    if key in _MEMO:
+        return _MEMO[key]
+    if paths.price_check.is_file():
+        found = load_model(PriceCheck, paths.price_check)
+    else:
+        pricing = edition.pricing or PricingTable(frozen_at=edition.manifest.window.opens)
+        found = price_check(edition.manifest, pricing)
+    if any(m.known for m in found.models.values()):
+        runs = (record for log in logs for record in iter_jsonl(log, RunRecord))
+        found = found.model_copy(update={"cells": cell_checks(edition.manifest, found, runs)})
+    _MEMO[key] = found
+    return found
+
+
+def price_check_json(edition: Edition) -> bytes:
+    return (edition_price_check(edition).model_dump_json(indent=2) + "\n").encode()
