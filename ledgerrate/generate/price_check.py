@@ -82,6 +82,8 @@ def differences(frozen: Mapping[str, Decimal | None], found: db.Found) -> list[s
     theirs: dict[str, Decimal | None] = {c: r.per_mtok for c, r in found.rates.items()}
     out = []
     for cls in PRICE_CLASSES:
+        if cls in FALLBACK and frozen.get(cls) is None and theirs.get(cls) is None:
+            continue  # both bill it at the class it falls back to: said once, there
         mine, other = _effective(frozen, cls), _effective(theirs, cls)
         if mine != other:
             out.append(f"{cls}: frozen {_usd(mine)}, database {_usd(other)} per 1M tokens")
