@@ -1,6 +1,6 @@
 """The price database cross-checks of one edition, as the site shows and publishes them.
 
-`price-check.json` (in the edition's data folder) holds what the database said — its version,
+`price-database.json` (in the edition's data folder) holds what the database said — its version,
 each model's prices for the window's opening instant — and, per cell, the counted calls' costs
 both ways. The edition page's table and the workload pages' evidence lines are read from the
 same object, so the page and the file cannot disagree. The models' part is the one `register`
@@ -15,6 +15,10 @@ from ledgerrate.io import iter_jsonl, load_model
 from ledgerrate.layout import cell_log_files
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import PriceCheck, PricingTable, RunRecord
+
+# The site's data file (a product of the build, beside the edition's own `price-check.json`,
+# which `register` wrote and publication seals, so it is published byte for byte).
+FILENAME = "price-database.json"
 
 # The edition page, the workload pages and the data file of one build read it once; keyed by
 # the logs' sizes and times so that a later build in the same process sees new runs.

@@ -1,4 +1,5 @@
-"""`price-check.json`: the frozen prices and the computed costs beside a price database's.
+"""`price-check.json` (written by `register`) and the site's `price-database.json` (the same with
+its cells filled in by the build): the frozen prices and computed costs beside a price database.
 
 A second source, never applied: the database's prices for the window's opening instant, per
 model and price class, the differences from the frozen table, and per cell the cost LedgerRate
@@ -65,7 +66,7 @@ class CellCheck(Strict):
 
     workload: WorkloadId
     model: Slug
-    mode: Line
+    mode: Line = Field(description="`single-shot` or `agentic`.")
     calls: int = Field(ge=0, description="Counted calls compared.")
     ledgerrate_usd: Usd = Field(description="Sum of the calls' recorded costs (frozen prices).")
     database_usd: Usd = Field(description="Sum of the database's costs for the same usage.")
@@ -80,7 +81,9 @@ class PriceCheck(Strict):
     database: Line = Field(description="The price database, e.g. `genai-prices`.")
     database_version: Line = Field(description="Its version.")
     at: dt.datetime = Field(description="The instant asked for: the window's opening.")
-    models: dict[Slug, ModelCheck] = Field(default_factory=dict)
+    models: dict[Slug, ModelCheck] = Field(
+        default_factory=dict, description="Per model and judge, its prices beside the database's."
+    )
     cells: list[CellCheck] = Field(
         default_factory=list, description="Per cell, the counted calls costed both ways."
     )

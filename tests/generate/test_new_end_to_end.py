@@ -93,7 +93,7 @@ def test_new_to_verify_with_no_hand_edit(tmp_path: Path, monkeypatch: pytest.Mon
     assert "gemini-2.0-flash : the frozen prices match the database" in table
 
     published = json.loads(
-        (site / "site" / "data" / "2026-12-e2e" / "price-check.json").read_text()
+        (site / "site" / "data" / "2026-12-e2e" / "price-database.json").read_text()
     )
     cells = published["cells"]
     # Every cell that ran, for all three models (each known to the database).

@@ -1,6 +1,6 @@
 """The price database cross-checks: the frozen prices beside genai-prices' (differences said,
 never applied), and the standalone verifier's recipe for a call's database cost agreeing with
-what genai-prices itself computes, so an outsider re-derives `price-check.json` without it."""
+what genai-prices itself computes, so an outsider re-derives `price-database.json` without it."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ MODELS = [
 
 
 def _published(provider: str, api_model: str) -> dict[str, Any]:
-    """The model's entry as price-check.json publishes it."""
+    """The model's entry as price-database.json publishes it."""
     found = db.lookup(provider, api_model, AT)
     assert found.model is not None
     return json.loads(
@@ -197,7 +197,7 @@ def _edition_data(tmp_path: Path, published_usd: str) -> Path:
              "difference_usd": str(Decimal(published_usd) - Decimal("0.00033"))}
         ],
     }  # fmt: skip
-    (folder / "price-check.json").write_text(json.dumps(doc))
+    (folder / "price-database.json").write_text(json.dumps(doc))
     return folder
 
 

@@ -1841,10 +1841,10 @@ def database_call_cost(usage: dict[str, Any] | None, model: dict[str, Any]) -> D
 
 def check_price_check(edition: Edition, edition_data: Path, record: Record) -> None:
     """Re-derive each cell's costs beside the price database from the raw logs and the
-    published price-check.json (methodology/1.0/price-check.md)."""
-    doc = _load_json(edition_data / "price-check.json")
+    published price-database.json (methodology/1.0/price-check.md)."""
+    doc = _load_json(edition_data / "price-database.json")
     if doc is None:
-        record("not checked", "price database", "no price-check.json in the edition's data")
+        record("not checked", "price database", "no price-database.json in the edition's data")
         return
     models = doc.get("models") or {}
     published = {(c["workload"], c["model"], c["mode"]): c for c in doc.get("cells") or []}
@@ -1865,7 +1865,7 @@ def check_price_check(edition: Edition, edition_data: Path, record: Record) -> N
         found = published.get(key)
         name = "/".join(key)
         if found is None:
-            record("mismatched", "price database", f"{name}: no cell in price-check.json")
+            record("mismatched", "price database", f"{name}: no cell in price-database.json")
             continue
         same_totals = (
             int(found["calls"]) == len(calls)
@@ -1877,10 +1877,10 @@ def check_price_check(edition: Edition, edition_data: Path, record: Record) -> N
             "matched" if same_totals else "mismatched",
             "price database",
             f"{name}: {len(calls)} calls, LedgerRate ${ours}, database ${theirs}"
-            + ("" if same_totals else f"; price-check.json says {found}"),
+            + ("" if same_totals else f"; price-database.json says {found}"),
         )
     for key in sorted(set(published) - expected_keys):
-        record("mismatched", "price database", f"{'/'.join(key)}: in price-check.json, no runs")
+        record("mismatched", "price database", f"{'/'.join(key)}: in price-database.json, no runs")
 
 
 def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_REPS) -> None:
