@@ -95,7 +95,8 @@ def _rate(value: Any) -> DatabaseRate:
 def lookup(provider_id: str, api_model: str, at: dt.datetime) -> Found:
     """The database's prices for `api_model` at `at` (its entry's `model` None when unknown)."""
     provider, model = _model(provider_id, api_model)
-    cites = (provider.pricing_urls or [None])[0] if provider is not None else None
+    urls = (provider.pricing_urls or []) if provider is not None else []
+    cites = urls[0] if urls else None
     if model is None:
         return Found(provider_id, None, cites, {}, None, (), "")
     prices = model.get_prices(at)

@@ -20,6 +20,7 @@ from ledgerrate.generate.new_edition import Wanted, new_edition
 from ledgerrate.generate.register import register_edition
 from ledgerrate.io import FileProblem
 from ledgerrate.schema import ModelPrice
+from ledgerrate.workloads.base import Workload
 
 NOW = dt.datetime.now(dt.UTC).replace(microsecond=0)
 OPENS = NOW - dt.timedelta(minutes=5)
@@ -27,7 +28,7 @@ READ = NOW - dt.timedelta(minutes=30)
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _toy_lookup(workload_id: str) -> object:
+def _toy_lookup(workload_id: str) -> Workload:
     from tests.run import toy
 
     return toy.lookup("toy.add.v1")

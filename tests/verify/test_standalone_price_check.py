@@ -106,7 +106,7 @@ def _table(**prices: str) -> PricingTable:
             "m": ModelPrice(
                 source_url="https://openai.com/api/pricing/",
                 retrieved_at=AT - dt.timedelta(days=1),
-                **{k: Decimal(v) for k, v in prices.items()},  # type: ignore[arg-type]
+                **{k: Decimal(v) for k, v in prices.items()},
             )
         },
     )

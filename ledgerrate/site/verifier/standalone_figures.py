@@ -1818,23 +1818,27 @@ def database_call_cost(usage: dict[str, Any] | None, model: dict[str, Any]) -> D
     output = int(usage.get("output_tokens", 0))
     reasoning = int(usage.get("reasoning_tokens", 0))
     total_input = uncached + cached + written
-    rates = {cls: _tiered(rate, total_input) for cls, rate in (model.get("database") or {}).items()}
+    rates = {
+        cls: value
+        for cls, rate in (model.get("database") or {}).items()
+        if (value := _tiered(rate, total_input)) is not None
+    }
     tokens = Decimal(0)
     plain_input = uncached
-    if rates.get("cached_input") is not None:
+    if "cached_input" in rates:
         tokens += cached * rates["cached_input"]
     else:
         plain_input += cached
-    if rates.get("cache_write") is not None:
+    if "cache_write" in rates:
         tokens += written * rates["cache_write"]
     else:
         plain_input += written
-    tokens += plain_input * (rates.get("input") or 0)
+    tokens += plain_input * rates.get("input", Decimal(0))
     visible = output
-    if rates.get("reasoning") is not None:
+    if "reasoning" in rates:
         tokens += reasoning * rates["reasoning"]
         visible -= reasoning
-    tokens += visible * (rates.get("output") or 0)
+    tokens += visible * rates.get("output", Decimal(0))
     fee = model.get("per_request_usd")
     return tokens / Decimal(1_000_000) + (Decimal(str(fee)) if fee is not None else Decimal(0))
 
