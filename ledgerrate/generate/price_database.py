@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from decimal import Decimal
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
@@ -71,6 +72,7 @@ def _provider(provider_id: str) -> Provider | None:
     return data_snapshot.find_provider_by_id(data_snapshot.get_snapshot().providers, provider_id)
 
 
+@cache
 def _model(provider_id: str, api_model: str) -> tuple[Provider | None, ModelInfo | None]:
     from genai_prices import data_snapshot
 
@@ -130,16 +132,37 @@ def database_cost(provider_id: str, api_model: str, usage: Usage, at: dt.datetim
     LedgerRate's `Usage.input_tokens` excludes cached reads and cache writes; the database's
     counts all input, so the three are added back.
     """
+    return _cost(
+        provider_id,
+        api_model,
+        (
+            usage.input_tokens,
+            usage.cached_input_tokens,
+            usage.cache_write_tokens,
+            usage.output_tokens,
+            usage.reasoning_tokens,
+        ),
+        at,
+    )
+
+
+# Calls of one model often report the same usage (a fixed prompt, a capped answer): each
+# distinct usage is priced once. The database's snapshot never changes within a process.
+@lru_cache(maxsize=65536)
+def _cost(
+    provider_id: str, api_model: str, counts: tuple[int, int, int, int, int], at: dt.datetime
+) -> Decimal:
     import genai_prices
 
+    uncached, cached, written, output, reasoning = counts
     provider, model = _model(provider_id, api_model)
     if provider is None or model is None:
         raise LookupError(f"{NAME} knows no model {api_model!r} of {provider_id!r}")
     theirs = genai_prices.Usage(
-        input_tokens=usage.input_tokens + usage.cached_input_tokens + usage.cache_write_tokens,
-        cache_read_tokens=usage.cached_input_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        output_tokens=usage.output_tokens,
-        output_reasoning_tokens=usage.reasoning_tokens,
+        input_tokens=uncached + cached + written,
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+        output_tokens=output,
+        output_reasoning_tokens=reasoning,
     )
     return model.calc_price(theirs, provider, genai_request_timestamp=at).total_price
