@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from decimal import Decimal
+from functools import cache, lru_cache
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
