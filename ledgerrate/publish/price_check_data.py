@@ -3,15 +3,16 @@
 `price-database.json` (in the edition's data folder) holds what the database said — its version,
 each model's prices for the window's opening instant — and, per cell, the counted calls' costs
 both ways. The edition page's table and the workload pages' evidence lines are read from the
-same object, so the page and the file cannot disagree. The models' part is the one `register`
-wrote into the edition; an edition registered before that file existed gets it computed here
-from the installed database (its version is named either way).
+same object, so the page and the file cannot disagree. Both parts are computed here with the
+installed (pinned) database, whose version the file names, so the cells are always costed at the
+prices the file publishes; the edition's own `price-check.json` is what the database said when
+`register` ran, kept as sealed.
 """
 
 from __future__ import annotations
 
 from ledgerrate.generate.price_check import cell_checks, price_check
-from ledgerrate.io import iter_jsonl, load_model
+from ledgerrate.io import iter_jsonl
 from ledgerrate.layout import cell_log_files
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import PriceCheck, PricingTable, RunRecord
@@ -31,15 +32,11 @@ def edition_price_check(edition: Edition) -> PriceCheck:
     key = (
         str(paths.root.resolve()),
         *((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in logs),
-        paths.price_check.stat().st_mtime_ns if paths.price_check.is_file() else None,
     )
     if key in _MEMO:
         return _MEMO[key]
-    if paths.price_check.is_file():
-        found = load_model(PriceCheck, paths.price_check)
-    else:
-        pricing = edition.pricing or PricingTable(frozen_at=edition.manifest.window.opens)
-        found = price_check(edition.manifest, pricing)
+    pricing = edition.pricing or PricingTable(frozen_at=edition.manifest.window.opens)
+    found = price_check(edition.manifest, pricing)
     if any(m.known for m in found.models.values()):
         runs = (record for log in logs for record in iter_jsonl(log, RunRecord))
         found = found.model_copy(update={"cells": cell_checks(edition.manifest, found, runs)})
