@@ -17,6 +17,7 @@ INCLUDED_TOP = (
     layout.MANIFEST,
     layout.PRICING,
     layout.REGISTRATION,
+    layout.PRICE_CHECK,
     layout.SEEDS,
     layout.SEED_ESCROW,
     layout.SEEDS_LOST,

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from ledgerrate import cli_new
 from ledgerrate.errors import UsageProblem
 from ledgerrate.gc_policy import for_batch_work
 from ledgerrate.io import FileProblem
@@ -25,6 +26,8 @@ from ledgerrate.providers import families as _families  # noqa: F401
 
 # Commands are listed in the order an edition goes through them, not alphabetically.
 PIPELINE = (
+    "new",
+    "prices",
     "generate",
     "register",
     "run",
@@ -70,6 +73,8 @@ local_app = typer.Typer(
     help="The local server of a self-hosted model (extra `local`).", no_args_is_help=True
 )
 app.add_typer(local_app, name="local-server")
+prices_app = typer.Typer(help="An edition's prices before registration.", no_args_is_help=True)
+app.add_typer(prices_app, name="prices")
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,6 +97,10 @@ def friendly(func: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+app.command("new")(friendly(cli_new.new))
+prices_app.command("confirm")(friendly(cli_new.confirm))
 
 
 @app.command()
@@ -142,11 +151,17 @@ def register(
     ] = None,
 ) -> None:
     """Seal registration.json once: hashes, dataset hashes, seed commitments, seed escrow."""
-    from ledgerrate.generate.register import judge_warnings, register_edition
+    from ledgerrate.generate.register import (
+        judge_warnings,
+        price_check_lines,
+        register_edition,
+    )
 
     registration = register_edition(edition, seeds_kept_elsewhere=seeds_kept_elsewhere)
     for warning in judge_warnings(edition):
         err.print(f"[yellow]warning:[/yellow] {warning}", markup=True)
+    for line in price_check_lines(edition):
+        typer.echo(line)
     typer.echo(f"registered {registration.edition} at {registration.registered_at.isoformat()}")
     if registration.seed_escrow is not None:
         escrow = registration.seed_escrow

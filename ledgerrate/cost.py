@@ -30,12 +30,12 @@ def token_cost(usage: Usage, price: ModelPrice) -> Decimal:
     cache_write = price.cache_write_per_mtok
     reasoning = price.reasoning_per_mtok
     visible_output = usage.output_tokens - (usage.reasoning_tokens if reasoning is not None else 0)
+    input_price, output_price = price.input_usd, price.output_usd
     total = (
-        usage.input_tokens * price.input_per_mtok
-        + usage.cached_input_tokens * (cached if cached is not None else price.input_per_mtok)
-        + usage.cache_write_tokens
-        * (cache_write if cache_write is not None else price.input_per_mtok)
-        + visible_output * price.output_per_mtok
+        usage.input_tokens * input_price
+        + usage.cached_input_tokens * (cached if cached is not None else input_price)
+        + usage.cache_write_tokens * (cache_write if cache_write is not None else input_price)
+        + visible_output * output_price
         + (usage.reasoning_tokens * reasoning if reasoning is not None else 0)
     )
     return Decimal(total) / MILLION

@@ -188,6 +188,14 @@ def pricing_problems(edition: Edition) -> list[str]:
             problems.append(
                 f"{edition.paths.pricing}: no price for model {spec.id!r}; add it under `models:`"
             )
+        elif priced[spec.id].unconfirmed is not None:
+            # A price database's figure is a discovery input, not a frozen price: someone must
+            # read the vendor's page before it is sealed.
+            problems.append(
+                f"{edition.paths.pricing}: models.{spec.id}: unconfirmed price; read the "
+                f"vendor's page and run `ledgerrate prices confirm {edition.paths.root} {spec.id} "
+                "--source-url URL --retrieved-at TIME`"
+            )
     return problems
 
 
@@ -204,7 +212,11 @@ def _stamp(moment: dt.datetime) -> str:
 def price_times(pricing: PricingTable) -> list[tuple[str, dt.datetime]]:
     """Every time a price table states: when it was frozen and when each price was read."""
     stamps: list[tuple[str, dt.datetime]] = [("frozen_at", pricing.frozen_at)]
-    stamps += [(f"models.{m}.retrieved_at", p.retrieved_at) for m, p in pricing.models.items()]
+    stamps += [
+        (f"models.{m}.retrieved_at", p.retrieved_at)
+        for m, p in pricing.models.items()
+        if p.retrieved_at is not None  # a draft, refused on its own by `pricing_problems`
+    ]
     if pricing.compute is not None:
         stamps.append(("compute.retrieved_at", pricing.compute.retrieved_at))
     stamps += [

@@ -21,6 +21,8 @@ SEEDS: Final = "seeds.json"
 SEED_ESCROW: Final = "seeds.escrow.age"
 SEEDS_LOST: Final = "seeds-lost.json"
 SEED_RECIPIENTS: Final = "seed-recipients.txt"
+# The prices and costs beside the price database (written by `register`, generate/price_check.py).
+PRICE_CHECK: Final = "price-check.json"
 ERRATA: Final = "errata.yaml"
 PUBLISHED: Final = "published.json"
 # The sealed figures, written once at first publication and never over.
@@ -82,6 +84,11 @@ class EditionPaths:
     def seed_recipients(self) -> Path:
         """Optional age recipients file (public keys) the edition's seeds are escrowed to."""
         return self.root / SEED_RECIPIENTS
+
+    @property
+    def price_check(self) -> Path:
+        """The frozen prices beside the price database's, as `register` found them."""
+        return self.root / PRICE_CHECK
 
     @property
     def errata(self) -> Path:

@@ -27,11 +27,12 @@ from ledgerrate.edition import (
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.dataset import build_dataset, make_card
 from ledgerrate.generate.escrow import RECIPIENTS_ENV, escrow_recipients, seal_escrow
+from ledgerrate.generate.price_check import price_check, report_lines
 from ledgerrate.generate.protocol import protocol_problems
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
 from ledgerrate.hashing import NEW_SCHEME
-from ledgerrate.io import write_json
-from ledgerrate.schema import Registration, SeedEntry, SeedFile, WorkloadRegistration
+from ledgerrate.io import load_model, write_json
+from ledgerrate.schema import PriceCheck, Registration, SeedEntry, SeedFile, WorkloadRegistration
 from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Dataset, Workload
 
@@ -58,8 +59,8 @@ def draw_dataset(workload: Workload, n: int) -> tuple[SeedEntry, Dataset, int]:
         except ValueError as exc:
             problems.append(str(exc))
     raise UsageProblem(
-        f"{workload.id}: the generator refused {MAX_DRAWS} fresh seeds in a row; "
-        f"the last reason: {problems[-1]}"
+        f"{workload.id}: the generator refused {MAX_DRAWS} fresh seeds in a row (the last "
+        f"reason: {problems[-1]}); run `ledgerrate register` again to draw fresh ones"
     )
 
 
@@ -86,7 +87,8 @@ def register_edition(
         raise UsageProblem(
             f"{paths.registration}: edition {edition.manifest.id!r} is already registered "
             f"(at {edition.registration.registered_at.isoformat() if edition.registration else '?'}"
-            "); a registration is sealed once and never rewritten"
+            "); a registration is sealed once and never rewritten: correct a sealed edition "
+            "with an erratum in errata.yaml, or start another with `ledgerrate new`"
         )
     require_prices(edition)
     # Prices are checked against this moment: the registration sealed below is stamped no
@@ -136,6 +138,9 @@ def register_edition(
                 rejected_draws=rejected,
             )
 
+    # What the price database says beside the frozen prices, as found now (information, never
+    # applied): written before the registration, like every file register writes.
+    write_json(paths.price_check, price_check(edition.manifest, edition.pricing))
     private = SeedFile(edition=edition.manifest.id, seeds=seeds)
     write_private_seeds(paths, private)
     escrow = seal_escrow(paths, private, recipients) if recipients else None
@@ -180,3 +185,11 @@ def judge_warnings(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
         f"judged cells of {', '.join(same)} on {', '.join(judged)} will not qualify until a "
         "second judge has graded a sample (standard §5.4). Name one before the edition runs."
     ]
+
+
+def price_check_lines(edition_dir: Path) -> list[str]:
+    """Cross-check 1 as `register` found it: the frozen prices beside the price database's."""
+    paths = load_edition(edition_dir).paths
+    if not paths.price_check.is_file():
+        return []
+    return report_lines(load_model(PriceCheck, paths.price_check))

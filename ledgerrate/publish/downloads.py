@@ -40,6 +40,7 @@ from ledgerrate.layout import (
     GRADES,
     INDEX_NAME,
     MANIFEST,
+    PRICE_CHECK,
     PRICING,
     PROBES,
     PUBLISHED,
@@ -53,7 +54,7 @@ from ledgerrate.layout import (
     EditionPaths,
     cell_log_files,
 )
-from ledgerrate.publish import corrected
+from ledgerrate.publish import corrected, price_check_data
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
     PACKAGE,
@@ -71,7 +72,7 @@ from ledgerrate.schema_export import schema_documents
 from ledgerrate.seal import for_edition, read_index, sealed_name
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
-_INPUTS = (MANIFEST, PRICING, REGISTRATION, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
+_INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
 # Logs published as the gzip of their bytes; an incident's files go out as they are.
 GZIPPED_LOGS = (f"{RUNS}/", f"{GRADES}/", f"{PROBES}/")
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
@@ -459,6 +460,8 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         else ((edition.computed or edition.results).model_dump_json(indent=2) + "\n").encode()
     )
     write_plain(dest / RESULTS, results_json)
+    # The price database's view and the per-cell costs beside it (generate/price_check.py).
+    write_plain(dest / price_check_data.FILENAME, price_check_data.price_check_json(edition))
     if edition.paths.results_current.exists():
         write_plain(dest / RESULTS_CURRENT, edition.paths.results_current.read_bytes())
     # Its corrected companion (every erratum applied, each withdrawn or changed figure marked)

@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ledgerrate.forked import batches
+from ledgerrate.generate.price_check import rate_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
 from ledgerrate.publish import (
@@ -42,6 +43,7 @@ from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.load import Edition
+from ledgerrate.publish.price_check_data import edition_price_check
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.verifier import verifier_files
@@ -195,6 +197,8 @@ def render_edition(
         "notes": _edition_notes(edition),
         "spot_notes": spotcheck_notes(edition.paths.root),
         "methodology": site.methodology_versions,
+        "price_check": edition_price_check(edition),
+        "rate_text": rate_text,
     }
     rel_dir = f"{site_paths.EDITIONS}/{segment(edition.id)}"
     extras = explore.card_extras(
@@ -243,6 +247,15 @@ def _reproductions(
     ]
 
 
+def _price_cells(edition: Edition, workload_id: str) -> dict[str, Any]:
+    """The workload's cells beside the price database (its evidence section)."""
+    check = edition_price_check(edition)
+    return {
+        "price_check": check,
+        "price_cells": [c for c in check.cells if c.workload == workload_id],
+    }
+
+
 def render_workload(
     env: Environment,
     site: Site,
@@ -289,6 +302,7 @@ def render_workload(
                 "notes": _edition_notes(edition, workload=workload_id),
                 "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
                 "reproductions": _reproductions(edition, workload_id, names),
+                **_price_cells(edition, workload_id),
             }
         )
     latest_result: WorkloadResult = site.workloads[workload_id][-1][1]

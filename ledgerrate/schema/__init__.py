@@ -6,7 +6,8 @@ Money is `Decimal` everywhere and serialises as a string so no cent is lost to f
 
 The models live in three modules by who writes the files (`edition`: the operator and
 `register`, with `escrow` for the seeds' custody; `records`: `run` and `grade`; `publication`:
-`build`); import them from here.
+`build`; `price_check`: the price database cross-checks `register` and `build` write);
+import them from here.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from ledgerrate.schema.edition import (
 )
 from ledgerrate.schema.escrow import *  # noqa: F403
 from ledgerrate.schema.escrow import SeedLoss
+from ledgerrate.schema.price_check import *  # noqa: F403
+from ledgerrate.schema.price_check import PriceCheck
 from ledgerrate.schema.publication import *  # noqa: F403
 from ledgerrate.schema.publication import (
     CorrectedResults,
@@ -50,4 +53,5 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
     "results-corrected.json": CorrectedResults,
+    "price-check.json": PriceCheck,
 }

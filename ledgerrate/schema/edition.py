@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -216,11 +217,38 @@ class EditionManifest(Strict):
 # --------------------------------------------------------------------------- pricing.yaml
 
 
-class ModelPrice(Strict):
-    """Per-1M-token list prices for one model, frozen at window open."""
+class PriceDatabaseEntry(Strict):
+    """Where a pre-filled price came from: the price database `ledgerrate new` read.
 
-    input_per_mtok: Usd = Field(ge=0, description="$ per 1M uncached input tokens.")
-    output_per_mtok: Usd = Field(ge=0, description="$ per 1M output tokens.")
+    A discovery input, kept after confirmation as provenance; the frozen price is whatever the
+    entry holds once someone has read the vendor's page (`retrieved_by`, `retrieved_at`).
+    """
+
+    name: Line = Field(description="The price database, e.g. `genai-prices`.")
+    version: Line = Field(description="Its version (the installed package's).")
+    provider: Line = Field(description="The database's provider id the model was looked up in.")
+    model: Line | None = Field(
+        default=None, description="The database's model id; null when it does not know the model."
+    )
+    for_date: dt.date = Field(description="The date the prices were asked for (window open).")
+    cites: Url | None = Field(
+        default=None, description="The vendor price page the database cites for the provider."
+    )
+
+
+class ModelPrice(Strict):
+    """Per-1M-token list prices for one model, frozen at window open.
+
+    An entry with `unconfirmed` set is a draft (pre-filled from a price database by
+    `ledgerrate new`): its prices may be missing and nobody has read the vendor page yet, so
+    `register` refuses the edition until `ledgerrate prices confirm` (or a hand edit that sets
+    `retrieved_at` and removes `unconfirmed`) confirms it.
+    """
+
+    input_per_mtok: Usd | None = Field(
+        default=None, ge=0, description="$ per 1M uncached input tokens."
+    )
+    output_per_mtok: Usd | None = Field(default=None, ge=0, description="$ per 1M output tokens.")
     cached_input_per_mtok: Usd | None = Field(
         default=None, ge=0, description="$ per 1M cache-read input tokens; null = input price."
     )
@@ -233,7 +261,57 @@ class ModelPrice(Strict):
         description="$ per 1M reasoning tokens where priced separately; null = output price.",
     )
     source_url: Url = Field(description="Official price page the figures were read from.")
-    retrieved_at: dt.datetime = Field(description="When the price page was read (UTC).")
+    retrieved_at: dt.datetime | None = Field(
+        default=None,
+        description="When the price page was read (UTC); null only while `unconfirmed`.",
+    )
+    # The fields below are left out of the dump when unset, so tables sealed before they
+    # existed keep their hash.
+    retrieved_by: Line | None = Field(
+        default=None,
+        description="Who read the official price page (set by `ledgerrate prices confirm`).",
+        exclude_if=lambda v: v is None,
+    )
+    unconfirmed: Note | None = Field(
+        default=None,
+        description="Set while the entry is a draft nobody has checked against the vendor page; "
+        "`register` refuses the edition until it is removed by confirming the price.",
+        exclude_if=lambda v: v is None,
+    )
+    database: PriceDatabaseEntry | None = Field(
+        default=None,
+        description="The price database the entry was pre-filled from, if any.",
+        exclude_if=lambda v: v is None,
+    )
+
+    @model_validator(mode="after")
+    def _confirmed_is_complete(self) -> ModelPrice:
+        if self.unconfirmed is not None:
+            return self
+        missing = [
+            name
+            for name in ("input_per_mtok", "output_per_mtok", "retrieved_at")
+            if getattr(self, name) is None
+        ]
+        if missing:
+            raise ValueError(
+                f"a confirmed price needs {', '.join(missing)} (or `unconfirmed:` saying why it "
+                "is still a draft)"
+            )
+        return self
+
+    @property
+    def input_usd(self) -> Decimal:
+        """The input price of a confirmed entry (register refuses drafts before any cost)."""
+        if self.input_per_mtok is None:
+            raise ValueError("unconfirmed price has no input price")
+        return self.input_per_mtok
+
+    @property
+    def output_usd(self) -> Decimal:
+        if self.output_per_mtok is None:
+            raise ValueError("unconfirmed price has no output price")
+        return self.output_per_mtok
 
 
 class ComputePrice(Strict):

@@ -21,6 +21,7 @@ from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_
 from ledgerrate.verify.integrity import check_published, check_schemas, check_sums
 from ledgerrate.verify.logs import check_run_logs
 from ledgerrate.verify.parsed import EditionLogs
+from ledgerrate.verify.price_database import check_price_database
 from ledgerrate.verify.price_times import check_price_times
 from ledgerrate.verify.probes import check_probes
 from ledgerrate.verify.publication import check_publication
@@ -163,6 +164,7 @@ def verify_edition(
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
     check_costs(paths, edition.pricing, report, logs)
+    check_price_database(edition, report, logs)
     check_latency_estimates(edition.manifest, report, logs)
     check_probes(paths, edition.pricing, report)
     try:

@@ -1795,6 +1795,98 @@ def check_corrections(
         )
 
 
+# --------------------------------------------------------------------------- price database
+
+
+def _tiered(rate: dict[str, Any] | None, total_input: int) -> Decimal | None:
+    """A database rate for a call of `total_input` input tokens (methodology price-check.md)."""
+    if rate is None:
+        return None
+    chosen = Decimal(str(rate["per_mtok"]))
+    for tier in sorted(rate.get("tiers") or [], key=lambda t: int(t["above_input_tokens"])):
+        if total_input > int(tier["above_input_tokens"]):
+            chosen = Decimal(str(tier["per_mtok"]))
+    return chosen
+
+
+def database_call_cost(usage: dict[str, Any] | None, model: dict[str, Any]) -> Decimal:
+    """One call's cost at the price database's published rates (methodology price-check.md)."""
+    usage = usage or {}
+    uncached = int(usage.get("input_tokens", 0))
+    cached = int(usage.get("cached_input_tokens", 0))
+    written = int(usage.get("cache_write_tokens", 0))
+    output = int(usage.get("output_tokens", 0))
+    reasoning = int(usage.get("reasoning_tokens", 0))
+    total_input = uncached + cached + written
+    rates = {
+        cls: value
+        for cls, rate in (model.get("database") or {}).items()
+        if (value := _tiered(rate, total_input)) is not None
+    }
+    tokens = Decimal(0)
+    plain_input = uncached
+    if "cached_input" in rates:
+        tokens += cached * rates["cached_input"]
+    else:
+        plain_input += cached
+    if "cache_write" in rates:
+        tokens += written * rates["cache_write"]
+    else:
+        plain_input += written
+    tokens += plain_input * rates.get("input", Decimal(0))
+    visible = output
+    if "reasoning" in rates:
+        tokens += reasoning * rates["reasoning"]
+        visible -= reasoning
+    tokens += visible * rates.get("output", Decimal(0))
+    fee = model.get("per_request_usd")
+    return tokens / Decimal(1_000_000) + (Decimal(str(fee)) if fee is not None else Decimal(0))
+
+
+def check_price_check(edition: Edition, edition_data: Path, record: Record) -> None:
+    """Re-derive each cell's costs beside the price database from the raw logs and the
+    published price-database.json (methodology/1.0/price-check.md)."""
+    doc = _load_json(edition_data / "price-database.json")
+    if doc is None:
+        record("not checked", "price database", "no price-database.json in the edition's data")
+        return
+    models = doc.get("models") or {}
+    published = {(c["workload"], c["model"], c["mode"]): c for c in doc.get("cells") or []}
+    expected_keys = set()
+    for key, runs in sorted(edition.runs.items()):
+        workload, model, _ = key
+        if not (models.get(model) or {}).get("known"):
+            continue
+        expected_keys.add(key)
+        sitting, _ = choose_sitting(runs, edition.n_of(workload))
+        counted = counted_attempts(r for r in runs if int(r["sitting"]) == sitting)
+        calls = [call for run in counted for call in run.get("calls") or []]
+        spent = (money((call.get("cost") or {}).get("model_usd", 0)) for call in calls)
+        ours = sum(spent, Decimal(0))
+        theirs = sum(
+            (database_call_cost(call.get("usage"), models[model]) for call in calls), Decimal(0)
+        )
+        found = published.get(key)
+        name = "/".join(key)
+        if found is None:
+            record("mismatched", "price database", f"{name}: no cell in price-database.json")
+            continue
+        same_totals = (
+            int(found["calls"]) == len(calls)
+            and Decimal(str(found["ledgerrate_usd"])) == ours
+            and Decimal(str(found["database_usd"])) == theirs
+            and Decimal(str(found["difference_usd"])) == theirs - ours
+        )
+        record(
+            "matched" if same_totals else "mismatched",
+            "price database",
+            f"{name}: {len(calls)} calls, LedgerRate ${ours}, database ${theirs}"
+            + ("" if same_totals else f"; price-database.json says {found}"),
+        )
+    for key in sorted(set(published) - expected_keys):
+        record("mismatched", "price database", f"{'/'.join(key)}: in price-database.json, no runs")
+
+
 def check_figures(edition_data: Path, record: Record, *, reps: int = BOOTSTRAP_REPS) -> None:
     """Recompute every figure of the site's data/<edition>/ folder and compare (see the module
     docstring and methodology/1.0/figures.md). A download that cannot be read is one
@@ -1822,6 +1914,7 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
             edition.pricing,
             record,
         )
+    check_price_check(edition, edition_data, record)
 
     sealed = _load_json(edition_data / "results.json")
     corrected_doc = _load_json(edition_data / "results-corrected.json")
