@@ -59,6 +59,50 @@ class BadInput(Exception):
 # --------------------------------------------------------------------------- hashing recipes
 
 
+def _text_of(content: Any, key: str = "text") -> str | None:
+    """A message's text: a plain string, or its text parts joined as the adapter wrote them
+    (each adapter sends the prompt as one string or one text part)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [p.get(key) for p in content if isinstance(p, dict) and isinstance(p.get(key), str)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def prompt_of(body: dict[str, Any]) -> dict[str, Any] | None:
+    """{"system", "user"} of a model request, in any of the four wire formats a run may
+    record: chat completions (`messages`, the system prompt a `system` message), Anthropic
+    Messages (`system`, then `messages` whose content is text blocks), Gemini
+    generateContent (`systemInstruction.parts`, then `contents` of `parts`) and the Responses
+    API (`instructions`, then `input`). None when the body shows no prompt (no request)."""
+    if isinstance(body.get("contents"), list):
+        system = _text_of((body.get("systemInstruction") or {}).get("parts")) or ""
+        turns = [t for t in body["contents"] if t.get("role") == "user"]
+        user = _text_of(turns[0].get("parts")) if turns else None
+    elif isinstance(body.get("input"), list | str):
+        system = body.get("instructions") or ""
+        given = body["input"]
+        if isinstance(given, str):
+            user = given
+        else:
+            turns = [i for i in given if isinstance(i, dict) and i.get("role") == "user"]
+            user = _text_of(turns[0].get("content")) if turns else None
+    elif isinstance(body.get("messages"), list) and body["messages"]:
+        messages = body["messages"]
+        system = body.get("system")
+        if isinstance(system, list):
+            system = _text_of(system)
+        if system is None:
+            first = next((m for m in messages if m.get("role") == "system"), None)
+            system = _text_of(first.get("content")) if first else ""
+        turns = [m for m in messages if m.get("role") == "user"]
+        user = _text_of(turns[0].get("content")) if turns else None
+    else:
+        return None
+    return {"system": system, "user": user}
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -867,16 +911,11 @@ class Checker:
                         bad.append(f"{where} {item}: dataset_hash is not the registered one")
                 key = (workload, item)
                 by_item.setdefault(key, set()).add(record.get("prompt_hash"))
-                request = self._request(record)
-                messages = (request or {}).get("messages")
-                if not messages:
+                prompt = prompt_of(self._request(record) or {})
+                if prompt is None:
                     counts["no request"] += 1
                     continue
-                system = request.get("system") if request else None
-                if system is None:
-                    system = next((m["content"] for m in messages if m["role"] == "system"), "")
-                user = next((m["content"] for m in messages if m["role"] == "user"), None)
-                found = sha256(canonical({"system": system, "user": user}, 1))
+                found = sha256(canonical(prompt, 1))
                 counts["prompt"] += 1
                 shown[key] = found
                 if found != record.get("prompt_hash"):
