@@ -32,6 +32,7 @@ from ledgerrate.publish import (
     tables,
 )
 from ledgerrate.publish import errata as errata_mod
+from ledgerrate.publish import reprice_view
 from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
@@ -139,6 +140,7 @@ def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | No
             card=edition_card(latest),
             results=latest.results,
             notes=_edition_notes(latest),
+            **reprice_view.context(latest, ""),
             methodology=site.methodology_versions,
             **explore.card_extras(
                 latest,
@@ -195,6 +197,7 @@ def render_edition(
         "notes": _edition_notes(edition),
         "spot_notes": spotcheck_notes(edition.paths.root),
         "methodology": site.methodology_versions,
+        **reprice_view.context(edition, root),
     }
     rel_dir = f"{site_paths.EDITIONS}/{segment(edition.id)}"
     extras = explore.card_extras(
@@ -289,6 +292,7 @@ def render_workload(
                 "notes": _edition_notes(edition, workload=workload_id),
                 "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
                 "reproductions": _reproductions(edition, workload_id, names),
+                "reprice_script": reprice_view.script_for(edition, workload_id),
             }
         )
     latest_result: WorkloadResult = site.workloads[workload_id][-1][1]
@@ -301,6 +305,7 @@ def render_workload(
         "runs": list(reversed(runs)),
         "trend": _trend_section(site, workload_id, docs, rel_dir),
         "answer_limit": ANSWER_LIMIT,
+        "reprice_method": reprice_view.METHOD.format(root=root),
     }
     _write(docs, f"{rel_dir}/index.md", env.get_template("workload.md.j2").render(ctx))
 

@@ -32,6 +32,7 @@ from ledgerrate.schema.publication import (
     PublishedEdition,
 )
 from ledgerrate.schema.records import *  # noqa: F403
+from ledgerrate.schema.reprice import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 
 FILE_MODELS: dict[str, type[Strict]] = {
