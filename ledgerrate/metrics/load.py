@@ -119,12 +119,8 @@ def run_row(record: RunRecord) -> dict[str, object]:
         "unpriced_calls": sum(unpriced(call) for call in record.calls),
         # The seconds a time-priced cost is computed from, as cost.py rounds them: a
         # self-hosted model's calls' server time, a reference baseline's CPU time.
-        "call_seconds": sum(
-            (priced_seconds(call.latency_s) for call in record.calls), Decimal(0)
-        ),
-        "cpu_seconds": (
-            None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds)
-        ),
+        "call_seconds": sum((priced_seconds(call.latency_s) for call in record.calls), Decimal(0)),
+        "cpu_seconds": (None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds)),
     }
 
 

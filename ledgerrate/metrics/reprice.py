@@ -12,13 +12,13 @@ The same recipe runs in the browser (site/pages/javascripts/reprice.js).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
 from ledgerrate.cost import token_cost
 from ledgerrate.metrics import indices
-from ledgerrate.metrics.money import cpo, per_attempt, time_cost
+from ledgerrate.metrics.money import cpo, per_attempt, ratio, time_cost
 from ledgerrate.schema import (
     CellResult,
     EditionManifest,
@@ -143,7 +143,11 @@ def effective_prices(
         rates: dict[str, Decimal] = {}
         for model, was in hourly.items():
             given = reader.hourly.get(model)
-            now = given if given is not None else _scaled(was, _vendor_percent(model, manifest, reader.percent))
+            now = (
+                given
+                if given is not None
+                else _scaled(was, _vendor_percent(model, manifest, reader.percent))
+            )
             rates[model] = now
             if now != was:
                 changed.append(f"{model} hourly rate: {_dollars(was)} → {_dollars(now)} per hour")
@@ -211,13 +215,60 @@ NOT_REPRICED = RoutingVerdict(
 )
 
 
+# The mark publish/withdrawals.py puts on a cell an erratum withdrew a figure of.
+WITHDRAWN_FLAG = "withdrawn: "
+UNRANKED = (
+    "not re-ranked: an erratum withdrew a figure of this workload, and at other prices the "
+    "withdrawn cell could rank anywhere"
+)
+
+
+def withdrawn(cell: CellResult) -> bool:
+    return any(flag.startswith(WITHDRAWN_FLAG) for flag in cell.flags)
+
+
+def _unranked(
+    workload: WorkloadResult, cells: list[CellResult], names: Callable[[str], str]
+) -> WorkloadResult:
+    """A workload with a withdrawn figure: cells re-priced, but no model is named cheapest or
+    flagship and no premium is given, since the withdrawn cell's place is unknown."""
+    return workload.model_copy(
+        update={
+            "cells": cells,
+            "cheapest_qualifying": None,
+            "flagship": None,
+            "flagship_note": UNRANKED,
+            "frontier_premium": None,
+            "flagship_premiums": [],
+            "agentic_multiplier": {
+                model: None if value is None else _multiplier(cells, model)
+                for model, value in workload.agentic_multiplier.items()
+            },
+            "reference": indices.rate_line(indices.reference_cell(cells), names, workload.volume),
+            "routing": NOT_REPRICED,
+        }
+    )
+
+
+def _multiplier(cells: list[CellResult], model: str) -> float | None:
+    arms = {str(c.mode): c for c in cells if c.model == model and not c.is_reference}
+    agentic, single = arms.get("agentic"), arms.get("single-shot")
+    if agentic is None or single is None or agentic.void or single.void:
+        return None
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        return ratio(agentic.cpo_usd, single.cpo_usd)
+
+
 def reprice_workload(
     workload: WorkloadResult, prices: Prices, manifest: EditionManifest
 ) -> WorkloadResult:
     cells = [reprice_cell(c, prices) for c in workload.cells]
+    names = indices.model_names({m.id: m.name for m in manifest.models})
+    if any(withdrawn(c) for c in cells):
+        return _unranked(workload, cells, names)
     references = {c.model for c in cells if c.is_reference}
     flagships = {m.id: m.family for m in manifest.models if m.flagship and m.id not in references}
-    names = indices.model_names({m.id: m.name for m in manifest.models})
     cheapest = indices.cheapest_qualifying(cells)
     flagship = indices.flagship_cell(cells, set(flagships))
     with localcontext() as ctx:
@@ -252,5 +303,3 @@ def reprice(results: EditionResults, prices: Prices, manifest: EditionManifest) 
     return results.model_copy(
         update={"workloads": [reprice_workload(w, prices, manifest) for w in results.workloads]}
     )
-
-

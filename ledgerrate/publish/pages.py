@@ -27,12 +27,12 @@ from ledgerrate.publish import (
     filelist,
     fmt,
     links,
+    reprice_view,
     sealed_list,
     site_paths,
     tables,
 )
 from ledgerrate.publish import errata as errata_mod
-from ledgerrate.publish import reprice_view
 from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures

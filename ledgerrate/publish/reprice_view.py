@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ledgerrate.metrics.reprice import LABEL
+from ledgerrate.metrics.reprice import LABEL, UNRANKED, withdrawn
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import CellResult, TokenTotals, WorkloadResult
 
@@ -36,6 +36,7 @@ def _cell(cell: CellResult) -> dict[str, Any]:
         "mode": str(cell.mode),
         "reference": cell.is_reference,
         "void": cell.void,
+        "withdrawn": withdrawn(cell),
         "qualifying": cell.qualifying,
         "n": cell.n,
         "passes": cell.passes,
@@ -66,7 +67,8 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
         "title": result.title,
         "volume": result.volume,
         "unit": result.unit,
-        "multiplier_models": sorted(result.agentic_multiplier),
+        # Each model with an agentic multiplier, and whether the shown figures give it.
+        "multipliers": {m: v is not None for m, v in sorted(result.agentic_multiplier.items())},
         "cells": [_cell(c) for c in result.cells],
     }
 
@@ -74,9 +76,7 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
 def reprice_data(edition: Edition, workload: str | None = None) -> dict[str, Any]:
     """The panel's data for the edition's shown figures (withdrawn ones removed), every
     workload or only `workload`."""
-    results = [
-        w for w in edition.results.workloads if workload is None or w.workload == workload
-    ]
+    results = [w for w in edition.results.workloads if workload is None or w.workload == workload]
     in_cells = {c.model for w in results for c in w.cells}
     pricing = edition.pricing
     prices = {}
@@ -110,6 +110,7 @@ def reprice_data(edition: Edition, workload: str | None = None) -> dict[str, Any
     return {
         "edition": edition.id,
         "label": LABEL,
+        "unranked": UNRANKED,
         "models": models,
         "prices": prices,
         "hourly": dict(sorted(hourly.items())),

@@ -32,8 +32,8 @@ from ledgerrate.schema.publication import (
     PublishedEdition,
 )
 from ledgerrate.schema.records import *  # noqa: F403
-from ledgerrate.schema.reprice import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
+from ledgerrate.schema.reprice import *  # noqa: F403
 
 FILE_MODELS: dict[str, type[Strict]] = {
     "edition.yaml": EditionManifest,

@@ -259,7 +259,39 @@
     return Number(a) / Number(b);
   }
 
+  // A workload with a withdrawn figure is re-priced but not re-ranked (metrics/reprice.py):
+  // at other prices the withdrawn cell could rank anywhere.
+  function unranked(workload, rows) {
+    var multipliers = {};
+    Object.keys(workload.multipliers).forEach(function (model) {
+      multipliers[model] = workload.multipliers[model] ? multiplier(rows, model) : null;
+    });
+    var refs = rows.filter(function (r) {
+      return usable(r) && r.cell.reference;
+    }).sort(rank);
+    return {
+      unranked: true,
+      cheapest: null,
+      flagship: null,
+      premium: null,
+      premiums: [],
+      multipliers: multipliers,
+      reference: refs.length && refs[0].cpo !== null ? refs[0] : null,
+    };
+  }
+
+  function multiplier(rows, model) {
+    var arms = {};
+    rows.forEach(function (r) {
+      if (!r.cell.reference && r.cell.model === model) arms[r.cell.mode] = r;
+    });
+    var a = arms.agentic;
+    var s = arms["single-shot"];
+    return a && s && !a.cell.void && !s.cell.void ? ratio(a.cpo, s.cpo) : null;
+  }
+
   function indices(workload, rows, flagships) {
+    if (rows.some(function (r) { return r.cell.withdrawn; })) return unranked(workload, rows);
     var models = rows.filter(function (r) {
       return usable(r) && !r.cell.reference;
     });
@@ -279,14 +311,8 @@
       return usable(r) && r.cell.reference;
     }).sort(rank);
     var multipliers = {};
-    workload.multiplier_models.forEach(function (model) {
-      var arms = {};
-      rows.forEach(function (r) {
-        if (!r.cell.reference && r.cell.model === model) arms[r.cell.mode] = r;
-      });
-      var a = arms.agentic;
-      var s = arms["single-shot"];
-      multipliers[model] = a && s && !a.cell.void && !s.cell.void ? ratio(a.cpo, s.cpo) : null;
+    Object.keys(workload.multipliers).forEach(function (model) {
+      multipliers[model] = multiplier(rows, model);
     });
     return {
       cheapest: cheapest,
@@ -602,6 +628,7 @@
       "data-premium": ix.premium === null ? "" : String(ix.premium),
       "data-reference": key(ix.reference),
     });
+    if (ix.unranked) list.appendChild(el("li", { class: "lr-reprice-unranked" }, view.data.unranked));
     list.appendChild(el("li", {}, lineText("Cheapest qualifying", ix.cheapest, workload.volume, names)));
     list.appendChild(el("li", {}, lineText("Flagship", ix.flagship, workload.volume, names)));
     list.appendChild(el("li", {}, "Frontier premium: " +
