@@ -615,8 +615,9 @@
     });
     scroll.appendChild(table);
     box.appendChild(scroll);
+    // A rate line needs a CPO and a pass rate with its interval (metrics/indices.rate_line).
     var key = function (r) {
-      return r ? r.cell.model + "/" + r.cell.mode : "";
+      return r && r.cpo !== null && r.cell.has_line ? r.cell.model + "/" + r.cell.mode : "";
     };
     var list = el("ul", {
       class: "lr-reprice-indices",
@@ -735,14 +736,30 @@
     body.appendChild(view.status);
     view.out = el("div", { class: "lr-reprice-out" });
     body.appendChild(view.out);
-    view.inputs.forEach(function (i) {
-      var value = i.cls === null ? view.hourly[i.model]
-        : view.over[i.model] && view.over[i.model][i.cls];
-      if (value !== undefined) i.input.value = value;
-    });
+    showInputs(view);
     update(view);
     view.started = true;
     if (opened) details.open = true;
+    // A link pasted into this page's address bar changes only the fragment: apply it too.
+    window.addEventListener("hashchange", function () {
+      if (window.location.hash === "#" + fragmentFor(view)) return;
+      view.over = Object.create(null);
+      view.hourly = Object.create(null);
+      view.pct = Object.create(null);
+      if (!readFragment(view)) return;
+      showInputs(view);
+      update(view);
+      details.open = true;
+    });
+  }
+
+  function showInputs(view) {
+    view.inputs.forEach(function (i) {
+      var value = i.cls === null ? view.hourly[i.model]
+        : view.over[i.model] && view.over[i.model][i.cls];
+      i.input.value = value !== undefined ? value : i.input.getAttribute("data-frozen");
+      i.input.setAttribute("aria-invalid", "false");
+    });
   }
 
   function start() {
