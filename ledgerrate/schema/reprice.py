@@ -61,10 +61,12 @@ class RepricedResults(Strict):
     re-priced at the reader's prices, labelled. Never written to an edition; not a published
     figure."""
 
-    label: Literal["re-priced with your prices — not a published figure"] = (
-        "re-priced with your prices — not a published figure"
+    label: Literal["re-priced with your prices — not a published figure"] = Field(
+        default="re-priced with your prices — not a published figure",
+        description="Always this: the figures below are not published figures.",
     )
     edition: Slug
+    """The edition re-priced."""
     prices_file: str = Field(description="The reader's prices file, as given.")
     changed: list[str] = Field(
         default_factory=list, description="Every price that differs from the frozen one."
