@@ -34,6 +34,7 @@ from ledgerrate.schema.publication import (
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 from ledgerrate.schema.reprice import *  # noqa: F403
+from ledgerrate.schema.reprice import ReaderPrices
 
 FILE_MODELS: dict[str, type[Strict]] = {
     "edition.yaml": EditionManifest,
@@ -51,4 +52,6 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
     "results-corrected.json": CorrectedResults,
+    # Not an edition file: a reader's own prices for `results --prices` (repricing.md).
+    "reader-prices.yaml": ReaderPrices,
 }
