@@ -126,7 +126,7 @@ def time_priced(
     seconds = _seconds(items, rate.basis)
     infra_seconds = _seconds(infra, rate.basis)
     return TimePriced(
-        basis=rate.basis,  # type: ignore[arg-type]
+        basis=rate.basis,
         hour_usd=rate.hour_usd,
         seconds=seconds,
         rounding_usd=spend - time_cost(seconds, rate.hour_usd),
