@@ -4,7 +4,9 @@ cell's own totals re-priced at the frozen prices giving back its published spend
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -76,3 +78,55 @@ def test_an_edited_total_is_a_mismatch(
     wrong = {c for s, c, d in found.lines if s == "mismatched" and "smollm2" in d}
     assert checks <= wrong, wrong
     assert wrong <= {TOTALS, AT_FROZEN}
+
+
+DATA = re.compile(r'<script type="application/json" class="lr-reprice-data">(.*?)</script>', re.S)
+
+
+def test_the_pages_reprice_from_the_totals_the_verifier_checks(
+    bundled_site: Path,  # noqa: F811
+) -> None:
+    """The Re-price panels' data (inside the edition, home and workload pages) holds the very
+    totals and prices that results-corrected.json and pricing.yaml publish, which the checks
+    above hold to the raw logs."""
+    import yaml
+
+    compared = 0
+    for edition in ("2026-11", "2026-11-b", "2026-12"):
+        doc = json.loads((bundled_site / "data" / edition / "results-corrected.json").read_text())
+        cells = {
+            (w["workload"], c["model"], c["mode"]): c
+            for w in doc["results"]["workloads"]
+            for c in w["cells"]
+        }
+        pricing = yaml.safe_load((bundled_site / "data" / edition / "pricing.yaml").read_text())
+        pages = [bundled_site / "editions" / edition / "index.html"]
+        pages += [
+            p
+            for p in (bundled_site / "workloads").glob("*/index.html")
+            if f'data-edition="{edition}"' in html.unescape(p.read_text("utf-8"))
+        ]
+        for page in pages:
+            for raw in DATA.findall(page.read_text("utf-8")):
+                data = json.loads(raw)
+                if data["edition"] != edition:
+                    continue
+                for model, rate in data["hourly"].items():
+                    kind = "compute" if rate["basis"] == "compute" else "self_hosted"
+                    frozen = (
+                        pricing["compute"]["vcpu_hour_usd"]
+                        if kind == "compute"
+                        else pricing["self_hosted"][model]["hour_usd"]
+                    )
+                    assert Decimal(rate["hour_usd"]) == Decimal(str(frozen))
+                for workload in data["workloads"]:
+                    for cell in workload["cells"]:
+                        published = cells[(workload["id"], cell["model"], cell["mode"])]
+                        assert cell["tokens"] == published["tokens"]
+                        assert cell["infra_tokens"] == published["infra_excluded_tokens"]
+                        timed, shown = published["time_priced"], cell["time"]
+                        assert Decimal(shown["seconds"]) == Decimal(timed["seconds"])
+                        assert Decimal(shown["rounding_usd"]) == Decimal(timed["rounding_usd"])
+                        assert cell["passes"] == published["passes"]
+                        compared += 1
+    assert compared >= 60
