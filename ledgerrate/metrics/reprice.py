@@ -218,8 +218,8 @@ NOT_REPRICED = RoutingVerdict(
 # The mark publish/withdrawals.py puts on a cell an erratum withdrew a figure of.
 WITHDRAWN_FLAG = "withdrawn: "
 UNRANKED = (
-    "not re-ranked: an erratum withdrew a figure of this workload, and at other prices the "
-    "withdrawn cell could rank anywhere"
+    "not re-ranked: an erratum withdrew a figure of a model in this workload, and at other "
+    "prices the withdrawn cell could rank anywhere"
 )
 
 
@@ -265,7 +265,9 @@ def reprice_workload(
 ) -> WorkloadResult:
     cells = [reprice_cell(c, prices) for c in workload.cells]
     names = indices.model_names({m.id: m.name for m in manifest.models})
-    if any(withdrawn(c) for c in cells):
+    # A withdrawn reference baseline ranks against nothing; a withdrawn model cell could
+    # outrank any other at the reader's prices.
+    if any(withdrawn(c) and not c.is_reference for c in cells):
         return _unranked(workload, cells, names)
     references = {c.model for c in cells if c.is_reference}
     flagships = {m.id: m.family for m in manifest.models if m.flagship and m.id not in references}

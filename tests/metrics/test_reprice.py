@@ -60,7 +60,7 @@ def _same_money(repriced: EditionResults, published: EditionResults) -> int:
             for field in ("spend_usd", "cpo_usd", "cost_per_attempt_usd", "infra_excluded_usd"):
                 assert getattr(a, field) == getattr(b, field), (a.workload, a.model, field)
             checked += 1
-        if any(rp.withdrawn(c) for c in mine.cells):
+        if any(rp.withdrawn(c) and not c.is_reference for c in mine.cells):
             # Re-priced, never re-ranked: the withdrawn cell could rank anywhere.
             assert mine.cheapest_qualifying is None and mine.flagship_note == rp.UNRANKED
             continue

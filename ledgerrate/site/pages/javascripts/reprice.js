@@ -259,8 +259,8 @@
     return Number(a) / Number(b);
   }
 
-  // A workload with a withdrawn figure is re-priced but not re-ranked (metrics/reprice.py):
-  // at other prices the withdrawn cell could rank anywhere.
+  // A workload with a withdrawn figure of a model is re-priced but not re-ranked
+  // (metrics/reprice.py): at other prices the withdrawn cell could rank anywhere.
   function unranked(workload, rows) {
     var multipliers = {};
     Object.keys(workload.multipliers).forEach(function (model) {
@@ -291,7 +291,10 @@
   }
 
   function indices(workload, rows, flagships) {
-    if (rows.some(function (r) { return r.cell.withdrawn; })) return unranked(workload, rows);
+    // A withdrawn reference baseline ranks against nothing (metrics/reprice.py).
+    if (rows.some(function (r) { return r.cell.withdrawn && !r.cell.reference; })) {
+      return unranked(workload, rows);
+    }
     var models = rows.filter(function (r) {
       return usable(r) && !r.cell.reference;
     });
