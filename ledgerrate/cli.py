@@ -339,8 +339,21 @@ def results(
     wide: Annotated[
         bool, typer.Option("--wide", help="Every figure per cell (16 columns, ~230 wide).")
     ] = False,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            help="Your own prices (YAML: models, hourly, percent): the figures re-priced from "
+            "each cell's totals, labelled, never written to the edition.",
+        ),
+    ] = None,
 ) -> None:
     """The per-cell table (compact: model, mode, pass rate, CPO, status) and derived indices."""
+    if prices is not None:
+        from ledgerrate.publish.repriced import print_repriced
+
+        print_repriced(edition, prices, as_json=as_json, wide=wide)
+        return
     from ledgerrate.metrics.report import print_results
 
     print_results(edition, as_json=as_json, wide=wide)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
 from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
-from ledgerrate.metrics.money import cpo, per_attempt
+from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.metrics.protocol import judge_protocol
 from ledgerrate.metrics.sittings import (
     INFRA,
@@ -35,6 +35,7 @@ from ledgerrate.schema import (
     Outcome,
     RevisionGradingCost,
     RunStatus,
+    TimePriced,
     TokenTotals,
     UsageBasis,
 )
@@ -95,6 +96,42 @@ def assemble_cell(
         infra=in_sitting[in_sitting["status"] == INFRA],
         superseded=superseded_attempts(in_sitting),
         all_runs=runs,
+    )
+
+
+@dataclass(frozen=True)
+class TimeRate:
+    """How a cell is priced by time: `self-hosted` (each call's server time) or `compute` (a
+    reference baseline's CPU time), at a frozen hourly rate."""
+
+    basis: str
+    hour_usd: Decimal
+
+
+def token_totals(frame: pd.DataFrame) -> TokenTotals:
+    totals = frame[list(TOKEN_FIELDS)].sum()
+    return TokenTotals(**{f: int(totals[f]) for f in TOKEN_FIELDS})
+
+
+def _seconds(frame: pd.DataFrame, basis: str) -> Decimal:
+    column = "call_seconds" if basis == "self-hosted" else "cpu_seconds"
+    return money_sum(v for v in frame[column].tolist() if v is not None and not pd.isna(v))
+
+
+def time_priced(
+    rate: TimeRate, items: pd.DataFrame, spend: Decimal, infra: pd.DataFrame, infra_usd: Decimal
+) -> TimePriced:
+    """The seconds behind a time-priced cell's spend, and what per-call rounding added, so that
+    seconds × rate ÷ 3600 (rounded once) + that rounding is the spend exactly."""
+    seconds = _seconds(items, rate.basis)
+    infra_seconds = _seconds(infra, rate.basis)
+    return TimePriced(
+        basis=rate.basis,
+        hour_usd=rate.hour_usd,
+        seconds=seconds,
+        rounding_usd=spend - time_cost(seconds, rate.hour_usd),
+        infra_excluded_seconds=infra_seconds,
+        infra_excluded_rounding_usd=infra_usd - time_cost(infra_seconds, rate.hour_usd),
     )
 
 
@@ -187,6 +224,7 @@ def cell_result(
     judge_same_family: bool = False,
     judged: bool = False,
     grading_by_revision: Sequence[RevisionGradingCost] = (),
+    time_rate: TimeRate | None = None,
 ) -> CellResult:
     """Every figure of one cell. CPO = spend ÷ passes; null when there is no pass.
 
@@ -195,6 +233,7 @@ def cell_result(
     and `judged` that the cell is of a judged workload in an edition that names a judge (it
     then always carries its `judge_protocol` block). `grading_by_revision` is all of the
     cell's grading spend (metrics/grading_cost.py), reported beside the figures.
+    `time_rate` says the cell is priced by time (seconds × an hourly rate), not by tokens.
     """
     workload, model, mode = data.key
     items = data.items
@@ -231,7 +270,7 @@ def cell_result(
     protocol = judge_protocol(items, same_family=judge_same_family, judged=judged)
     failure_reasons = items["failure"].tolist() if "failure" in items else [None] * n
     latencies = items["latency_s"].tolist()
-    totals = items[list(TOKEN_FIELDS)].sum()
+    infra_usd = money_sum(data.infra["spend_usd"])
     qualifying = (
         settled
         and n >= STANDARD_N  # §3 is binding: a smaller sample is shown, never qualifies
@@ -261,11 +300,17 @@ def cell_result(
         cpo_ci=boot.interval if boot else None,
         cpo_ci_dropped_share=boot.dropped_share if boot else None,
         cost_per_attempt_usd=per_attempt(spend, n),
-        tokens=TokenTotals(**{f: int(totals[f]) for f in TOKEN_FIELDS}),
+        tokens=token_totals(items),
         latency_median_s=_latency(latencies, 50),
         latency_p90_s=_latency(latencies, 90),
         infra_excluded_attempts=len(data.infra),
-        infra_excluded_usd=money_sum(data.infra["spend_usd"]),
+        infra_excluded_usd=infra_usd,
+        infra_excluded_tokens=token_totals(data.infra),
+        time_priced=(
+            None
+            if time_rate is None
+            else time_priced(time_rate, items, spend, data.infra, infra_usd)
+        ),
         infra_excluded_unpriced_calls=int(data.infra["unpriced_calls"].sum()),
         grading_cost_usd=money_sum(items["judge_usd"].dropna()),
         grading_cost_by_revision=list(grading_by_revision),

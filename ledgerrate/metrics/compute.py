@@ -7,7 +7,7 @@ import pandas as pd
 from ledgerrate import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
-from ledgerrate.metrics.cells import QUALITY_BAR, CellData, cell_result
+from ledgerrate.metrics.cells import QUALITY_BAR, CellData, TimeRate, cell_result
 from ledgerrate.metrics.grading_cost import grading_cost_by_revision
 from ledgerrate.metrics.grouped import assemble_cells
 from ledgerrate.metrics.intervals import (
@@ -26,6 +26,7 @@ from ledgerrate.schema import (
     EditionManifest,
     EditionResults,
     Mode,
+    PricingTable,
     ProviderFamily,
     WorkloadResult,
 )
@@ -62,6 +63,18 @@ def _split(frame: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     return {key: part for key, part in frame.groupby(["model", "mode"], sort=False)}
 
 
+def time_rate(model: str, is_reference: bool, pricing: PricingTable | None) -> TimeRate | None:
+    """How the cell of `model` is priced by time, if it is: a self-hosted model's server time
+    at its instance price, a reference baseline's CPU time at the vCPU-hour price."""
+    if pricing is None:
+        return None
+    if model in pricing.self_hosted:
+        return TimeRate("self-hosted", pricing.self_hosted[model].hour_usd)
+    if is_reference and pricing.compute is not None:
+        return TimeRate("compute", pricing.compute.vcpu_hour_usd)
+    return None
+
+
 def workload_result(
     inputs: EditionInputs, workload: WorkloadMeta, n: int, seed: int, reps: int
 ) -> WorkloadResult:
@@ -96,6 +109,7 @@ def workload_result(
             grading_by_revision=grading_cost_by_revision(
                 cell_grades.get((key[1], key[2]), grades.iloc[0:0])
             ),
+            time_rate=time_rate(key[1], key[1] in references, inputs.pricing),
         )
         for key, d in data.items()
     }

@@ -32,7 +32,7 @@ RUN_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning", "failure", "unpriced_calls",
+    "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds",
 ]  # fmt: skip
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
@@ -55,6 +55,8 @@ class EditionInputs:
     flags: Mapping[CellKey, list[str]] = field(default_factory=dict)
     probe_spend: list[ProbeSpend] = field(default_factory=list)
     """Each model's tools probe spend (`probes/`), outside every cell."""
+    pricing: PricingTable | None = None
+    """The frozen price table: which cells are priced by time, and at what hourly rate."""
 
     # Each frame split by workload once, on first use (not a mask per workload).
     _parts: dict[str, dict[str, pd.DataFrame]] = field(
@@ -115,7 +117,16 @@ def run_row(record: RunRecord) -> dict[str, object]:
         "reasoning": u.reasoning_tokens,
         "failure": record.failure,
         "unpriced_calls": sum(unpriced(call) for call in record.calls),
+        # The seconds a time-priced cost is computed from, as cost.py rounds them: a
+        # self-hosted model's calls' server time, a reference baseline's CPU time.
+        "call_seconds": sum((priced_seconds(call.latency_s) for call in record.calls), Decimal(0)),
+        "cpu_seconds": (None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds)),
     }
+
+
+def priced_seconds(seconds: float) -> Decimal:
+    """Seconds as `cost.py` prices them: rounded to 6 decimals, read exactly."""
+    return Decimal(str(round(seconds, 6)))
 
 
 def judge_calls(judge: JudgeBlock | None) -> tuple[tuple[str, Decimal], ...]:
@@ -273,4 +284,5 @@ def load_inputs(
         grades=grades_frame(grades),
         flags=spotcheck_flags(root),
         probe_spend=_probe_spend(paths, pricing),
+        pricing=pricing,
     )

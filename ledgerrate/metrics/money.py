@@ -41,6 +41,11 @@ def rate(cpo_usd: Decimal, volume: int) -> Decimal:
     return (cpo_usd * Decimal(volume)).quantize(RATE_QUANTUM, rounding=ROUND_HALF_EVEN)
 
 
+def time_cost(seconds: Decimal, hour_usd: Decimal) -> Decimal:
+    """Seconds at an hourly rate, rounded half-even to 1e-12 USD as `cost.py` rounds a call."""
+    return quantize_cpo(seconds * hour_usd / Decimal(3600))
+
+
 def usd_from_float(value: float) -> Decimal:
     """A bootstrap bound (computed in floats) as money on the CPO quantum."""
     return quantize_cpo(Decimal(repr(float(value))))

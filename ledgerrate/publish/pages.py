@@ -28,6 +28,7 @@ from ledgerrate.publish import (
     filelist,
     fmt,
     links,
+    reprice_view,
     sealed_list,
     site_paths,
     tables,
@@ -141,6 +142,7 @@ def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | No
             card=edition_card(latest),
             results=latest.results,
             notes=_edition_notes(latest),
+            **reprice_view.context(latest, ""),
             methodology=site.methodology_versions,
             **explore.card_extras(
                 latest,
@@ -199,6 +201,7 @@ def render_edition(
         "methodology": site.methodology_versions,
         "price_check": edition_price_check(edition),
         "rate_text": rate_text,
+        **reprice_view.context(edition, root),
     }
     rel_dir = f"{site_paths.EDITIONS}/{segment(edition.id)}"
     extras = explore.card_extras(
@@ -303,6 +306,7 @@ def render_workload(
                 "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
                 "reproductions": _reproductions(edition, workload_id, names),
                 **_price_cells(edition, workload_id),
+                "reprice_script": reprice_view.script_for(edition, workload_id),
             }
         )
     latest_result: WorkloadResult = site.workloads[workload_id][-1][1]
@@ -315,6 +319,7 @@ def render_workload(
         "runs": list(reversed(runs)),
         "trend": _trend_section(site, workload_id, docs, rel_dir),
         "answer_limit": ANSWER_LIMIT,
+        "reprice_method": reprice_view.METHOD.format(root=root),
     }
     _write(docs, f"{rel_dir}/index.md", env.get_template("workload.md.j2").render(ctx))
 

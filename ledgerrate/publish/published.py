@@ -27,6 +27,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import sha256_file
 from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_json
 from ledgerrate.layout import EditionPaths
+from ledgerrate.metrics.totals_format import in_format_of
 from ledgerrate.publish import load
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
 from ledgerrate.seal import edition_files, errata_files, published_digest
@@ -241,7 +242,7 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
         )
     stored = current_figures(root)
     figures_pending = layout.RESULTS_CURRENT in (pending if held else covered)
-    if stored is not None and stored != results and not figures_pending:
+    if stored is not None and stored != in_format_of(results, stored) and not figures_pending:
         problems.append(
             f"edition {paths.id}: its figures recomputed from the logs differ from the "
             f"published ones ({_figures_name(root)}; a log, grade or price changed); publish "
@@ -278,12 +279,14 @@ def record_after_build(root: Path, results: EditionResults, now: dt.datetime) ->
         record_publication(root, results, now)
         return
     current = paths.results_current
+    sealed_figures = load_model(EditionResults, paths.results) if paths.results.exists() else None
+    # Corrected figures keep the format of the sealed file beside them (metrics/totals_format.py).
+    results = in_format_of(results, sealed_figures)
     if current.exists():
         if load_model(EditionResults, current) != results:
             write_json(current, results)
     else:
-        sealed = paths.results
-        differs = not sealed.exists() or load_model(EditionResults, sealed) != results
+        differs = sealed_figures is None or sealed_figures != results
         # An erratum naming results.json seals the corrected figures' bytes, even unchanged.
         if differs or layout.RESULTS_CURRENT in errata_files(root):
             write_json(current, results)

@@ -36,6 +36,8 @@ from ledgerrate.schema.publication import (
 )
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
+from ledgerrate.schema.reprice import *  # noqa: F403
+from ledgerrate.schema.reprice import ReaderPrices
 
 FILE_MODELS: dict[str, type[Strict]] = {
     "edition.yaml": EditionManifest,
@@ -54,4 +56,6 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "results.json": EditionResults,
     "results-corrected.json": CorrectedResults,
     "price-check.json": PriceCheck,
+    # Not an edition file: a reader's own prices for `results --prices` (repricing.md).
+    "reader-prices.yaml": ReaderPrices,
 }

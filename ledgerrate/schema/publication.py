@@ -184,6 +184,38 @@ class TokenTotals(Strict):
     """Reasoning tokens (part of output)."""
 
 
+class TimePriced(Strict):
+    """What a cell priced by time, not tokens, was costed from: seconds × an hourly rate.
+
+    A self-hosted model's call costs its measured server time × the instance's hourly price; a
+    reference baseline's run costs its CPU time × the vCPU-hour price. Each call (or run) is
+    rounded to 1e-12 USD when it is recorded, so `rounding_usd` carries what those roundings
+    added: re-priced at a rate R, the counted spend is `seconds × R ÷ 3600` rounded half-even
+    to 1e-12 USD, plus `rounding_usd` (exactly `spend_usd` at `hour_usd`).
+    """
+
+    basis: Literal["self-hosted", "compute"] = Field(
+        description="`self-hosted`: server time × the instance price (`pricing.yaml` "
+        "`self_hosted`); `compute`: a reference baseline's CPU time × `compute.vcpu_hour_usd`."
+    )
+    hour_usd: Usd = Field(description="The frozen hourly rate the spend was computed with.")
+    seconds: Decimal = Field(
+        description="Seconds behind the counted spend: each priced call's (or run's) seconds "
+        "rounded to 6 decimals, as costed, summed exactly."
+    )
+    rounding_usd: Decimal = Field(
+        description="`spend_usd` − (`seconds` × `hour_usd` ÷ 3600, rounded half-even to 1e-12 "
+        "USD): what rounding each call's cost to 1e-12 USD added, at most half of 1e-12 a call."
+    )
+    infra_excluded_seconds: Decimal = Field(
+        description="The same seconds over the infra-excluded attempts (`infra_excluded_usd`)."
+    )
+    infra_excluded_rounding_usd: Decimal = Field(
+        description="`infra_excluded_usd` − (`infra_excluded_seconds` × `hour_usd` ÷ 3600, "
+        "rounded half-even to 1e-12 USD)."
+    )
+
+
 class JudgeProtocol(Strict):
     """How far a judged cell meets the judged-task protocol (standard §5), from its grades.
 
@@ -283,7 +315,8 @@ class CellResult(Strict):
     cost_per_attempt_usd: Usd | None
     """Spend ÷ counted attempts."""
     tokens: TokenTotals
-    """Token totals over counted runs."""
+    """Token totals over counted runs: the usage each run's spend was priced from (a
+    token-priced model's `spend_usd` is these × its frozen per-million prices, exactly)."""
     latency_median_s: float | None
     """Median wall-clock seconds per run."""
     latency_p90_s: float | None
@@ -291,6 +324,21 @@ class CellResult(Strict):
     infra_excluded_attempts: int = Field(ge=0)
     """Attempts excluded for infrastructure errors (re-run)."""
     infra_excluded_usd: Usd
+    infra_excluded_tokens: TokenTotals | None = Field(
+        default=None,
+        description="Token totals over the infra-excluded attempts, apart from `tokens` as "
+        "their spend is apart from `spend_usd`: what `infra_excluded_usd` was priced from. "
+        "Absent in results sealed before cells carried re-pricing totals.",
+        # Left out when unset, so results sealed before it existed read back unchanged.
+        exclude_if=lambda v: v is None,
+    )
+    time_priced: TimePriced | None = Field(
+        default=None,
+        description="For a cell priced by time (a self-hosted model, a reference baseline): "
+        "the seconds and the hourly rate behind its spend, so a reader can re-price it; absent "
+        "for a token-priced cell and in results sealed before cells carried it.",
+        exclude_if=lambda v: v is None,
+    )
     infra_excluded_unpriced_calls: int = Field(
         default=0,
         ge=0,

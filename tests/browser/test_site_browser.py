@@ -832,3 +832,58 @@ def test_compare_picker_says_whether_each_cell_qualifies_and_its_n(
     assert row.locator("td[data-field='reference:pass_rate']").inner_text().startswith("5/5")
     qualifies = row.locator("td[data-field='reference:qualifying']").inner_text()
     assert qualifies == "no: n = 5, short of the standard's 15 (n = 5)"
+
+
+# --- Re-price at my prices (javascripts/reprice.js; tests/browser/test_reprice_browser.py holds
+# the script to the command line's digits) ---------------------------------------------------
+
+_SPENDS = """d => Object.fromEntries([...d.querySelectorAll('.lr-reprice-workload tbody tr')]
+  .map(tr => [tr.closest('.lr-reprice-workload').dataset.workload + '/' + tr.dataset.model
+    + '/' + tr.dataset.mode, tr.dataset.spend]))"""
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_reprice_panel_on_the_built_site(
+    browser: object, server: str, leaks: list[str], width: str
+) -> None:
+    """On the rate card (home, edition) and a workload page: opened by keyboard, a price typed,
+    the figures re-priced and labelled with the change listed, nothing leaving the page, axe
+    content and no sideways scroll on a phone. On the two-model edition, whose cells were
+    priced call by call from real (fake-provider) usage, half the vendor's prices give exactly
+    half its spend from the published totals."""
+    from decimal import Decimal
+
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = _sized_page(browser, server, leaks, WIDTHS[width])
+    for rel in ("", "editions/2026-12/", "workloads/query.nl2sql.v1/"):
+        page.goto(urljoin(server, rel))  # type: ignore[attr-defined]
+        panel = page.locator('details.lr-reprice[data-edition="2026-12"]').first  # type: ignore[attr-defined]
+        panel.locator("summary").focus()
+        page.keyboard.press("Enter")  # type: ignore[attr-defined]
+        field = panel.locator('input[data-hourly="smollm2"]')
+        field.fill("0.02")
+        assert "not a published figure" in panel.locator(".lr-reprice-status").text_content()
+        assert panel.locator(".lr-reprice-changed li").all_text_contents() == [
+            "smollm2 hourly rate: $0.1 → $0.02 per hour"
+        ]
+        assert "#reprice-2026-12/h~smollm2=0.02" in page.url  # type: ignore[attr-defined]
+        serious = [
+            v["id"]
+            for v in Axe().run(page).response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert serious == [], (rel, serious)
+        scroll = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        assert scroll <= WIDTHS[width], (rel, scroll)
+    page.goto(urljoin(server, f"editions/{TWO_MODELS}/"))  # type: ignore[attr-defined]
+    panel = page.locator("details.lr-reprice").first  # type: ignore[attr-defined]
+    panel.locator("summary").click()
+    frozen = panel.evaluate(_SPENDS)
+    panel.locator("fieldset select").select_option("openai")
+    panel.locator("fieldset input").fill("-50")
+    panel.locator("fieldset button", has_text="Apply").click()
+    halved = panel.evaluate(_SPENDS)
+    cheap = [key for key in frozen if "/cheap/" in key and frozen[key]]
+    assert cheap and all(Decimal(halved[k]) * 2 == Decimal(frozen[k]) for k in cheap)
+    assert all(halved[k] == frozen[k] for k in frozen if "/big/" in k)

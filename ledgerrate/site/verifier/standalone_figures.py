@@ -569,6 +569,73 @@ def _failure_code(run: dict[str, Any], code: str) -> bool:
     )
 
 
+def _call_seconds(runs: Sequence[dict[str, Any]]) -> Decimal:
+    return sum(
+        (_microseconds(float(c.get("latency_s") or 0)) for r in runs for c in r.get("calls") or []),
+        Decimal(0),
+    )
+
+
+def _cpu_seconds(runs: Sequence[dict[str, Any]]) -> Decimal:
+    return sum(
+        (_microseconds(float(r["cpu_seconds"])) for r in runs if r.get("cpu_seconds") is not None),
+        Decimal(0),
+    )
+
+
+def time_priced(
+    figures: dict[str, Any], model: str, is_reference: bool, pricing: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A time-priced cell's `time_priced` block (repricing.md): the seconds behind its spend at
+    the frozen hourly rate, and what rounding each call to 1e-12 USD added."""
+    instance = (pricing.get("self_hosted") or {}).get(model)
+    compute = pricing.get("compute")
+    if instance is not None:
+        basis, hour = "self-hosted", money(instance["hour_usd"])
+    elif is_reference and compute is not None:
+        basis, hour = "compute", money(compute["vcpu_hour_usd"])
+    else:
+        return None
+    seconds, infra_seconds = figures["_seconds"][basis]
+    return {
+        "basis": basis,
+        "hour_usd": hour,
+        "seconds": seconds,
+        "rounding_usd": figures["spend_usd"] - quantize(seconds * hour / Decimal(3600)),
+        "infra_excluded_seconds": infra_seconds,
+        "infra_excluded_rounding_usd": figures["infra_excluded_usd"]
+        - quantize(infra_seconds * hour / Decimal(3600)),
+    }
+
+
+def repriced_at_frozen(
+    cell: dict[str, Any], price: dict[str, Any] | None
+) -> tuple[Decimal, Decimal] | None:
+    """(spend, infra-excluded spend) re-derived from a published cell's own totals at the
+    frozen prices (repricing.md, "The recipe"); None for a cell priced by neither."""
+    timed = cell.get("time_priced")
+    if timed is not None:
+        hour = money(timed["hour_usd"])
+
+        def at(seconds: Any, rounding: Any) -> Decimal:
+            return quantize(money(seconds) * hour / Decimal(3600)) + money(rounding)
+
+        return (
+            at(timed["seconds"], timed["rounding_usd"]),
+            at(timed["infra_excluded_seconds"], timed["infra_excluded_rounding_usd"]),
+        )
+    if price is None:
+        return None
+
+    def usage(totals: dict[str, Any]) -> dict[str, Any]:
+        return {_USAGE_FIELDS[f]: int(totals.get(f) or 0) for f in TOKEN_FIELDS}
+
+    return (
+        token_cost(usage(cell["tokens"]), price),
+        token_cost(usage(cell.get("infra_excluded_tokens") or {}), price),
+    )
+
+
 def cell_figures(
     key: tuple[str, str, str],
     runs: Sequence[dict[str, Any]],
@@ -646,6 +713,16 @@ def cell_figures(
         "latency_p90_s": linear_quantile(latencies, 90),
         "infra_excluded_attempts": len(infra),
         "infra_excluded_usd": sum((cost_total(r.get("cost")) for r in infra), Decimal(0)),
+        "infra_excluded_tokens": {
+            f: sum(int((r.get("usage") or {}).get(_USAGE_FIELDS[f], 0)) for r in infra)
+            for f in TOKEN_FIELDS
+        },
+        # The seconds a time-priced spend is computed from (repricing.md), counted and
+        # infra-excluded: a self-hosted model's calls' server time, a baseline's CPU time.
+        "_seconds": {
+            "self-hosted": (_call_seconds(items), _call_seconds(infra)),
+            "compute": (_cpu_seconds(items), _cpu_seconds(infra)),
+        },
         "infra_excluded_unpriced_calls": sum(
             unpriced_call(c) for r in infra for c in r.get("calls") or []
         ),
@@ -924,6 +1001,7 @@ CELL_CHECKS = {
         "infra_excluded_usd",
         "infra_excluded_unpriced_calls",
     ),
+    "cell re-pricing totals": ("infra_excluded_tokens", "time_priced"),
     "cell grading cost": ("grading_cost_usd", "grading_cost_by_revision"),
     "cell cost basis": ("cost_basis",),
     "cell qualifying": ("qualifying",),
@@ -1318,6 +1396,10 @@ def recompute(
             figures.update(
                 model=cell["model"], mode=cell["mode"], is_reference=cell["model"] in refs
             )
+            figures["time_priced"] = time_priced(
+                figures, cell["model"], cell["model"] in refs, edition.pricing or {}
+            )
+            figures["_price"] = ((edition.pricing or {}).get("models") or {}).get(cell["model"])
             cells[(cell["model"], cell["mode"])] = figures
         out[wid] = cells
     return out
@@ -1375,6 +1457,22 @@ def compare_cells(
                 continue
             if today:
                 found = {**{k: v for k, v in OMITTED_WHEN_EMPTY.items() if k in has}, **found}
+            if "infra_excluded_tokens" in found:
+                # A file with the re-pricing totals omits `time_priced` only for a cell priced
+                # by tokens; re-priced at the frozen prices, the totals give back its spend.
+                found = {"time_priced": None, **found}
+                again = repriced_at_frozen(found, expected.get("_price"))
+                if again is not None and found.get("spend_usd") is not None:
+                    ok = same(found.get("spend_usd"), again[0]) and same(
+                        found.get("infra_excluded_usd"), again[1]
+                    )
+                    record(
+                        "matched" if ok else "mismatched",
+                        "cell re-priced at frozen prices",
+                        f"{where}: spend {_plain(again[0])!r}, infra-excluded "
+                        f"{_plain(again[1])!r} from the cell's totals"
+                        + ("" if ok else f"; published {found.get('spend_usd')!r}"),
+                    )
             block = found.get("judge_protocol")
             if block:
                 want = expected["_protocol"]
