@@ -79,6 +79,12 @@ def plain(value: Amount, digits: int = 3) -> str:
         return ("-" if amount < 0 else "") + _plain(abs(amount))
     places = digits - 1 - amount.adjusted()
     rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+    if rounded.adjusted() > amount.adjusted():
+        # Rounding carried into a new leading digit (0.0009995 → 0.001000): one place fewer
+        # keeps the figure at `digits` significant digits ("$0.00100").
+        rounded = rounded.quantize(Decimal(1).scaleb(1 - places))
+    if abs(rounded) >= CENT:
+        return plain(rounded, digits)
     sign = "-" if rounded < 0 else ""
     return f"{sign}${abs(rounded):f}"
 

@@ -107,6 +107,14 @@
     if (abs === ZERO || abs >= cent) return (negative ? "-" : "") + plainAbove(abs, scale);
     var places = 2 - adjusted(abs, scale);
     var rounded = rescale(abs, scale, places);
+    if (adjusted(rounded, places) > adjusted(abs, scale)) {
+      // Rounding carried into a new leading digit: one place fewer keeps three digits.
+      rounded = rescale(rounded, places, places - 1);
+      places -= 1;
+    }
+    if (rounded >= pow10(places) / BigInt(100)) {
+      return (negative ? "-" : "") + plainAbove(rounded, places);
+    }
     var parts = fixedText(rounded, places);
     return (negative ? "-" : "") + "$" + parts.whole + "." + parts.frac;
   }
