@@ -316,5 +316,6 @@ FAMILY = Family(
         error_body=_error_body,
         declared_tools=lambda body: [t["function"]["name"] for t in body.get("tools") or []],
         tool_results=_tool_results,
+        tool_choice=lambda body: body.get("tool_choice"),
     ),
 )

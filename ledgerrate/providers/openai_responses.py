@@ -349,6 +349,7 @@ FAMILY = Family(
             t["name"] for t in body.get("tools") or [] if t.get("type") == "function"
         ],
         tool_results=_tool_results,
+        tool_choice=lambda body: body.get("tool_choice"),
         turns_key="input",
     ),
 )

@@ -32,11 +32,13 @@ and otherwise a default reply, `"fake reply"` with `DEFAULT_USAGE[family]`.
 
 The runner's tools probe (`ledgerrate.run.probe`) is answered like a tool-capable server would
 (a call of the offered tool), or with `drops_tools=True` like a server that ignores `tools`
-(plain text, the same usage with and without them). With `echoes_headers=True` every successful
-reply quotes the caller's key header back (in the text, in tool call arguments, in an `echo`
-field of the body and in a response header), as a debugging proxy or a misconfigured gateway
-does. Probe requests are kept apart from the
-items' requests, in `probe_requests`, so tests count what the items sent.
+(plain text, the same usage with and without them), or with `needs_tool_choice=True` like
+llama-cpp-python behind a gateway that translates the request: the tools reach the model only
+when the request names a tool choice (each family's `fake.tool_choice`). With
+`echoes_headers=True` every successful reply quotes the caller's key header back (in the text,
+in tool call arguments, in an `echo` field of the body and in a response header), as a
+debugging proxy or a misconfigured gateway does. Probe requests are kept apart from the items'
+requests, in `probe_requests`, so tests count what the items sent.
 """
 
 from __future__ import annotations
@@ -60,9 +62,9 @@ from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
 from ledgerrate.testing.fake_shapes import (
     FakeReply,
     FakeToolCall,
-    declared_tools,
     empty_body,
     error_body,
+    offered_tools,
     success_body,
     tool_results,
 )
@@ -130,10 +132,12 @@ class FakeProviderServer:
         *,
         slow_s: float = 5.0,
         drops_tools: bool = False,
+        needs_tool_choice: bool = False,
         echoes_headers: bool = False,
     ) -> None:
         self.responder = responder
         self.drops_tools = drops_tools
+        self.needs_tool_choice = needs_tool_choice
         self.echoes_headers = echoes_headers
         self.probe_requests: list[FakeRequest] = []
         self.latency_s = latency_s
@@ -216,7 +220,7 @@ class FakeProviderServer:
 
     def decide(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
         if is_probe(body):
-            tools = declared_tools(family, body)
+            tools = offered_tools(family, body, needs_choice=self.needs_tool_choice)
             if tools and not self.drops_tools:
                 return FakeReply(
                     text="", tool_calls=[FakeToolCall(tools[0], {"token": PROBE_TOKEN})]
@@ -260,7 +264,7 @@ class FakeProviderServer:
             return FakeReply(usage=None)
         if script == "fake-tool":
             results = tool_results(family, body)
-            tools = declared_tools(family, body)
+            tools = offered_tools(family, body, needs_choice=self.needs_tool_choice)
             if not results and tools:
                 return FakeReply(text="", tool_calls=[FakeToolCall(name=tools[0])])
             if results:

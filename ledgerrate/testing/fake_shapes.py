@@ -103,3 +103,20 @@ def declared_tools(family: str, body: dict[str, Any]) -> list[str]:
 def tool_results(family: str, body: dict[str, Any]) -> list[str]:
     """The text of every tool result the request carries back, in order."""
     return families.get(family).fake.tool_results(body)
+
+
+def offered_tools(family: str, body: dict[str, Any], *, needs_choice: bool) -> list[str]:
+    """The tools a server shows the model: all declared ones, or with `needs_choice` (a server
+    like llama-cpp-python behind a translating gateway) none unless the request names a tool
+    choice, and never any under a choice of none."""
+    choice = families.get(family).fake.tool_choice(body)
+    if (needs_choice and choice is None) or _none_chosen(choice):
+        return []
+    return declared_tools(family, body)
+
+
+def _none_chosen(choice: Any) -> bool:
+    """`"none"` (OpenAI), `{"type": "none"}` (Anthropic), `{"mode": "NONE"}` (Gemini)."""
+    if isinstance(choice, dict):
+        choice = choice.get("type", choice.get("mode"))
+    return isinstance(choice, str) and choice.lower() == "none"
