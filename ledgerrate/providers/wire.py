@@ -1,16 +1,18 @@
 """What every adapter does the same way on the wire: one POST, error classification, secrets.
 
-The three families differ in shapes, not in how a failure is judged, so the judgement lives
-here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unparseable bodies →
+The three families differ in shapes, not in how a failure is judged, so the judgement lives here
+once: 429 → `RateLimited` (a gateway's "all deployments in cooldown" too, waited out for the
+seconds it names, `gateway.py`); 5xx, 529, timeouts, connection errors and unparseable bodies →
 `InfraError`; a request too long for the model's context → `ContextExceeded` (the model's
-failure, see `context.py`); any other non-2xx → `ConfigError` (a wrong key, model name or
-request is ours to fix, so the run stops instead of counting it against the model). Every
-string in an error that leaves an adapter (its text, the error body, a transport message
-quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
-`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
-traceback. A successful reply is the model's output and leaves the adapter byte for byte; if a
-proxy echoed the key into it, `run/rawlog.seal` removes it before anything is written. A request
-that never reached a server (refused, DNS, TLS) is `Unreachable`, with its own remedy.
+failure, see `context.py`, a gateway's `ContextWindowExceededError` included); any other non-2xx
+→ `ConfigError` (a wrong key, model name or request is ours to fix, so the run stops instead of
+counting it against the model). Every string in an error that leaves an adapter (its text, the
+error body, a transport message quoting a URL) passes through `keys.redact`, and httpx
+exceptions are never chained (their `request` holds the key in a header), so a key cannot leak
+through a message, `raw`, or a traceback. A successful reply is the model's output and leaves
+the adapter byte for byte; if a proxy echoed the key into it, `run/rawlog.seal` removes it
+before anything is written. A request that never reached a server (refused, DNS, TLS) is
+`Unreachable`, with its own remedy.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ledgerrate.providers.base import (
     Unreachable,
 )
 from ledgerrate.providers.context import overflow
+from ledgerrate.providers.gateway import cooldown_wait
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
@@ -197,9 +200,13 @@ def classify(
         )
     if status == 429 and not detail.quota_exhausted:
         wait = parse_retry_after(headers)
+        if wait is None:
+            wait = detail.retry_after
+        if wait is None:
+            wait = cooldown_wait(status, detail.message)
         return RateLimited(
             message,
-            retry_after=wait if wait is not None else detail.retry_after,
+            retry_after=wait,
             status=status,
             raw=raw,
         )
