@@ -40,8 +40,8 @@ from ledgerrate.providers.wire import (
     merge_sampling,
     parse_arguments,
     parse_duration,
-    parse_or_infra,
-    post_json,
+    parsed_reply,
+    post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
@@ -97,7 +97,7 @@ class GeminiGenerate(HttpAdapter):
         return {**body, **request_level}
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        status, data = await post_json(
+        reply = await post_reply(
             self._client,
             family=NAME,
             url=self.url,
@@ -108,7 +108,7 @@ class GeminiGenerate(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(NAME, status, data, parse_response)
+        return parsed_reply(NAME, reply, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:

@@ -37,8 +37,10 @@ llama-cpp-python behind a gateway that translates the request: the tools reach t
 when the request names a tool choice (each family's `fake.tool_choice`). With
 `echoes_headers=True` every successful reply quotes the caller's key header back (in the text,
 in tool call arguments, in an `echo` field of the body and in a response header), as a
-debugging proxy or a misconfigured gateway does. Probe requests are kept apart from the items'
-requests, in `probe_requests`, so tests count what the items sent.
+debugging proxy or a misconfigured gateway does. With `bills=Bill(...)` every successful reply
+reports what it cost, as LiteLLM's proxy (`x-litellm-response-cost` header) or OpenRouter
+(`usage.cost`) does. Probe requests are kept apart from the items' requests, in
+`probe_requests`, so tests count what the items sent.
 """
 
 from __future__ import annotations
@@ -60,11 +62,13 @@ import httpx
 from ledgerrate.providers import families
 from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
 from ledgerrate.testing.fake_shapes import (
+    Bill,
     FakeReply,
     FakeToolCall,
     empty_body,
     error_body,
     offered_tools,
+    resolved_usage,
     success_body,
     tool_results,
 )
@@ -134,8 +138,10 @@ class FakeProviderServer:
         drops_tools: bool = False,
         needs_tool_choice: bool = False,
         echoes_headers: bool = False,
+        bills: Bill | None = None,
     ) -> None:
         self.responder = responder
+        self.bills = bills
         self.drops_tools = drops_tools
         self.needs_tool_choice = needs_tool_choice
         self.echoes_headers = echoes_headers
@@ -288,6 +294,21 @@ def echoed(family: str, reply: FakeReply, headers: dict[str, str]) -> FakeReply:
     )
 
 
+def billed(bill: Bill, family: str, reply: FakeReply, payload: dict[str, Any]) -> FakeReply:
+    """`reply` with its price reported where `bill` says (the payload is changed in place)."""
+    usage = resolved_usage(family, reply)
+    if usage is None:
+        return reply
+    amount = bill.amount(usage)
+    if bill.where == "usage":
+        if isinstance(payload.get("usage"), dict):
+            payload["usage"]["cost"] = amount
+        return reply
+    return dataclasses.replace(
+        reply, headers={**reply.headers, "x-litellm-response-cost": repr(amount)}
+    )
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # a benchmark opens many connections at once
@@ -336,6 +357,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if fake.echoes_headers and reply.status < 400:
                 payload["echo"] = {"headers": headers}
+            if fake.bills is not None and reply.status < 400:
+                reply = billed(fake.bills, family, reply, payload)
         else:
             payload = reply.raw
         self._send(reply.status, payload, reply.headers)
