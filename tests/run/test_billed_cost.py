@@ -189,3 +189,69 @@ def test_the_field_is_left_out_of_a_record_without_it() -> None:
     call = CallRecord.model_validate(old)
     assert "billed_usd" not in json.loads(call.model_dump_json())
     assert CallRecord.model_validate({**old, "billed_usd": "0.1"}).billed_usd == Decimal("0.1")
+
+
+def _standalone() -> Any:
+    import importlib.util
+    import sys
+
+    source = Path(__file__).resolve().parents[2] / "ledgerrate/site/verifier/standalone_figures.py"
+    spec = importlib.util.spec_from_file_location("standalone_figures_billed", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Lines:
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str, str]] = []
+
+    def __call__(self, status: str, check: str, detail: str, until: str | None = None) -> None:
+        self.lines.append((status, check, detail))
+
+    def of(self, check: str) -> list[tuple[str, str]]:
+        return [(s, d) for s, c, d in self.lines if c == check]
+
+
+def test_the_standalone_verifier_redoes_the_reconciliation(edition_factory, lookup):
+    """From the logs alone (no package code), the same block as results.json states; an edited
+    or dropped block is a mismatch."""
+    sf = _standalone()
+    dearer = Bill(input_per_mtok="2.50", output_per_mtok="8.00", cached_per_mtok="2.50")
+    root = _edition(edition_factory, lookup, "openai", dearer)
+    cell = _cell(root, lookup)
+    logs = [
+        json.loads(line)
+        for line in (root / "runs" / "toy.add.v1" / "m" / "single-shot.jsonl").open()
+    ]
+    fresh = sf.cell_figures(
+        ("toy.add.v1", "m", "single-shot"),
+        logs,
+        [],
+        n_expected=3,
+        is_reference=False,
+        seed=0,
+        reps=10,
+        protocol_met=True,
+    )
+    published = cell.model_dump(mode="json")
+    assert sf.same(published["billed"], fresh["billed"])
+    assert fresh["billed"]["agrees"] is False and fresh["billed"]["basis"] == "reconciled"
+
+    def compare(block: Any) -> list[tuple[str, str]]:
+        shown = {k: v for k, v in published.items() if k != "billed"}
+        if block is not None:
+            shown["billed"] = block
+        doc = {"workloads": [{"workload": "toy.add.v1", "cells": [shown]}]}
+        lines = _Lines()
+        sf.compare_cells("results.json", doc, {"toy.add.v1": {("m", "single-shot"): fresh}}, lines)
+        return lines.of("cell billed cost")
+
+    ((status, _),) = compare(published["billed"])
+    assert status == "matched"
+    ((status, detail),) = compare({**published["billed"], "difference_usd": "0"})
+    assert status == "mismatched" and "difference_usd" in detail
+    ((status, detail),) = compare(None)
+    assert status == "mismatched" and "states none" in detail
