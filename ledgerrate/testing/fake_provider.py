@@ -61,7 +61,9 @@ import httpx
 
 from ledgerrate.providers import families
 from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
+from ledgerrate.schema import Usage
 from ledgerrate.testing.fake_shapes import (
+    DEFAULT_USAGE,
     Bill,
     FakeReply,
     FakeToolCall,
@@ -265,7 +267,9 @@ class FakeProviderServer:
         if script == "fake-malformed":
             return FakeReply(raw=TORN_BODY)
         if script == "fake-empty":
-            return FakeReply(raw=empty_body(family, model))
+            # The usage the empty body reports, for a bill (`bills`) to price.
+            prompt_only = Usage(input_tokens=DEFAULT_USAGE[family].input_tokens)
+            return FakeReply(raw=empty_body(family, model), usage=prompt_only)
         if script == "fake-no-usage":
             return FakeReply(usage=None)
         if script == "fake-tool":
@@ -357,10 +361,10 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if fake.echoes_headers and reply.status < 400:
                 payload["echo"] = {"headers": headers}
-            if fake.bills is not None and reply.status < 400:
-                reply = billed(fake.bills, family, reply, payload)
         else:
             payload = reply.raw
+        if fake.bills is not None and reply.status < 400 and isinstance(payload, dict):
+            reply = billed(fake.bills, family, reply, payload)
         self._send(reply.status, payload, reply.headers)
 
     def _reply(self, family: str, reply: FakeReply) -> None:

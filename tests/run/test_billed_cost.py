@@ -255,3 +255,24 @@ def test_the_standalone_verifier_redoes_the_reconciliation(edition_factory, look
     assert status == "mismatched" and "difference_usd" in detail
     ((status, detail),) = compare(None)
     assert status == "mismatched" and "states none" in detail
+
+
+def test_a_reply_the_model_failed_in_keeps_its_stated_cost(edition_factory, lookup):
+    """An empty answer is the model's failure, but the reply was billed: its stated cost is
+    recorded and counted in the cell's reconciliation like any other call's."""
+    with FakeProviderServer(bills=SAME) as fake:
+        root = edition_factory(
+            models=[
+                model("m", "anthropic", api_model="fake-empty", base_url=fake.base_url("anthropic"))
+            ],
+            n=2,
+        )
+        register_edition(root, lookup=lookup)
+        _run(root, lookup)
+    records = _records(root)
+    assert records and all(r.status == "model-failure" for r in records)
+    for record in records:
+        (call,) = record.calls
+        assert call.billed_usd == Decimal(repr(SAME.amount(call.usage)))
+    billed = _cell(root, lookup).billed
+    assert billed is not None and billed.basis == "reconciled" and billed.agrees
