@@ -9,7 +9,9 @@ server behind it. Slow: one prompt of about 1,400 tokens per format on one llama
 Checked for each format: the record carries the usage the gateway reported, in the format's own
 fields; the call's cost is usage × the frozen prices; the tools probe sees the tools, and through
 the Anthropic and Gemini routes it does only because those adapters name the default tool
-choice (the same probe without it sees none); the cost the gateway states
+choice (the same probe without it sees none); a request beyond the server's context comes back
+as the gateway's `ContextWindowExceededError`, read as the model's `context_exceeded` on every
+route; the cost the gateway states
 (`x-litellm-response-cost`) is recorded as stated and reconciled per cell. The gateway states no
 cost on its Gemini route (1.110.2 sends no such header there), so that record holds none.
 
@@ -45,7 +47,7 @@ from ledgerrate.generate.register import register_edition
 from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.providers import local, make_provider
-from ledgerrate.providers.base import CompletionRequest
+from ledgerrate.providers.base import CompletionRequest, ContextExceeded, Message, ProviderError
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.probe import probe_tools
 from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -268,6 +270,23 @@ async def _probes(root: Path) -> dict[tuple[str, bool], ProbeRecord]:
     return found
 
 
+async def _overflows(root: Path) -> dict[str, BaseException | None]:
+    """A request far beyond the server's 2,048-token context, through each route: what the
+    adapter raises on the gateway's reply."""
+    edition = load_edition(root)
+    request = CompletionRequest(system="", messages=[Message("user", "word " * 6000)])
+    found: dict[str, BaseException | None] = {}
+    async with httpx.AsyncClient() as client:
+        for spec in edition.manifest.models:
+            try:
+                await make_provider(spec, client, KEY).complete(request)
+            except ProviderError as exc:
+                found[spec.provider] = exc
+            else:
+                found[spec.provider] = None
+    return found
+
+
 def test_an_edition_through_a_real_gateway_in_four_formats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -293,6 +312,7 @@ def test_an_edition_through_a_real_gateway_in_four_formats(
                 show_progress=False,
             )
             probes = asyncio.run(_probes(root))
+            overflows = asyncio.run(_overflows(root))
         finally:
             local.terminate(gateway.pid)
     log = out.getvalue()
@@ -337,6 +357,12 @@ def test_an_edition_through_a_real_gateway_in_four_formats(
             assert billed.billed_usd == call.billed_usd and billed.computed_usd == expected
         else:
             assert call.billed_usd is None and billed is None, family
+    # the gateway's own context-window error (400 ContextWindowExceededError) on every route:
+    # the model's failure, with the sizes the server gave
+    for family, err in overflows.items():
+        assert isinstance(err, ContextExceeded), (family, err)
+        assert "ContextWindowExceededError" in str(err.raw), family
+        assert err.context_tokens == 2048 and (err.requested_tokens or 0) > 2048, family
     # the gateway's key is in no file of the edition
     for path in root.rglob("*"):
         if path.is_file():
