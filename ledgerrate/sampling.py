@@ -52,7 +52,9 @@ ALIASES = {
 }
 # Gemini nests its settings one level down.
 NESTED = "generationConfig"
-DEFAULT_TOOL_CHOICES = ("auto", {"type": "auto"})
+# Each family's documented default, which the adapters send whenever they send tools (OpenAI's
+# and the Responses API's, Anthropic's, Gemini's): not a setting of the edition's.
+DEFAULT_TOOL_CHOICES = ("auto", {"type": "auto"}, {"functionCallingConfig": {"mode": "AUTO"}})
 
 
 @dataclass(frozen=True)

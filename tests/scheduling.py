@@ -18,11 +18,13 @@ _SESSION_FOLDERS = {"verify", "editions"}
 _PER_TEST = {"run/test_local_server"}
 
 # The longest groups, longest first, as `pytest --durations` measured them on a 2-core machine
-# (real llama.cpp server, browser site build, wheel install and fresh clone, invoice PDFs).
+# (real gateway in front of a llama.cpp server, real llama.cpp server, browser site build,
+# wheel install and fresh clone, invoice PDFs).
 # Started first, they overlap with everything else instead of starting last and running alone.
 # `make test` passes `--no-loadscope-reorder`, which keeps this order (xdist otherwise orders
 # groups by their number of tests, which put the two-test local-server module last).
 _LONGEST_FIRST = (
+    "run/test_gateway",
     "run/test_local_server",
     "browser/test_site_browser",
     "publish/test_install",

@@ -15,6 +15,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
+from ledgerrate.metrics.billed import billed_check
 from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
 from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
@@ -315,6 +316,7 @@ def cell_result(
         grading_cost_usd=money_sum(items["judge_usd"].dropna()),
         grading_cost_by_revision=list(grading_by_revision),
         cost_basis=cost_basis(items, is_reference),
+        billed=billed_check(items),
         qualifying=qualifying,
         void=bool(void_reasons),
         void_reasons=list(void_reasons),

@@ -32,7 +32,8 @@ RUN_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds",
+    "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds", "calls",
+    "billed_calls", "billed_usd", "billed_computed_usd",
 ]  # fmt: skip
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
@@ -121,6 +122,19 @@ def run_row(record: RunRecord) -> dict[str, object]:
         # self-hosted model's calls' server time, a reference baseline's CPU time.
         "call_seconds": sum((priced_seconds(call.latency_s) for call in record.calls), Decimal(0)),
         "cpu_seconds": (None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds)),
+        **billed_columns(record.calls),
+    }
+
+
+def billed_columns(calls: list[CallRecord]) -> dict[str, object]:
+    """The calls of a run, those that stated what they cost, that cost as stated and the model
+    spend computed for the same calls (`metrics/billed.py` reconciles them per cell)."""
+    billed = [c for c in calls if c.billed_usd is not None]
+    return {
+        "calls": len(calls),
+        "billed_calls": len(billed),
+        "billed_usd": sum((c.billed_usd or Decimal(0) for c in billed), Decimal(0)),
+        "billed_computed_usd": sum((c.cost.model_usd for c in billed), Decimal(0)),
     }
 
 

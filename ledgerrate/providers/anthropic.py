@@ -8,6 +8,10 @@ Choices made where the API leaves room:
   assistant to alternate and every tool result of a step in the single user turn that follows.
 - An assistant turn carrying `Message.raw` (the reply it came from) is replayed block for block,
   so thinking blocks and their signatures go back as the API requires during a tool loop.
+- With tools, `tool_choice: {"type": "auto"}` (the API's default) is sent explicitly: a gateway
+  that translates the request for an OpenAI-compatible server (LiteLLM's `/v1/messages` in front
+  of llama-cpp-python) passes no tool choice on, and that server then leaves the tools out of the
+  prompt. An edition may still set its own `tool_choice` in `sampling`.
 - `output_tokens` already includes extended thinking, which the API does not count apart, so
   `reasoning_tokens` stays 0 for this family. Cache writes are summed across cache lifetimes.
 """
@@ -28,8 +32,8 @@ from ledgerrate.providers.wire import (
     count,
     merge_sampling,
     parse_arguments,
-    parse_or_infra,
-    post_json,
+    parsed_reply,
+    post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
@@ -60,10 +64,11 @@ class AnthropicMessages(HttpAdapter):
             body["system"] = request.system
         if request.tools:
             body["tools"] = [tool_schema(t) for t in request.tools]
+            body["tool_choice"] = {"type": "auto"}
         return merge_sampling(body, self.spec.sampling, PROTECTED)
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        status, data = await post_json(
+        reply = await post_reply(
             self._client,
             family=NAME,
             url=self.url,
@@ -74,7 +79,7 @@ class AnthropicMessages(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(NAME, status, data, parse_response)
+        return parsed_reply(NAME, reply, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -262,6 +267,7 @@ FAMILY = Family(
         error_body=_error_body,
         declared_tools=lambda body: [t["name"] for t in body.get("tools") or []],
         tool_results=_tool_results,
+        tool_choice=lambda body: body.get("tool_choice"),
         refuse=lambda headers: (
             None if "anthropic-version" in headers else "anthropic-version header is required"
         ),

@@ -11,6 +11,7 @@ Errors are split by whose fault they are, because the standard treats them diffe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal, Protocol
 
 import httpx
@@ -56,6 +57,9 @@ class Completion:
     # The output stopped at the output cap (`length`, `max_tokens`, `MAX_TOKENS`): the answer
     # is cut off, which the runner records as a truncated model failure, never a completion.
     truncated: bool = False
+    # What the provider or gateway said the call cost, as reported (`providers/billed.py`);
+    # None when it said nothing. Never the call's cost, which is computed from usage.
+    billed_usd: Decimal | None = None
 
 
 class ProviderError(Exception):
@@ -73,6 +77,8 @@ class ProviderError(Exception):
         self.status = status
         self.raw = raw
         self.usage = usage
+        # What a 2xx reply the model failed in said it cost (`Completion.billed_usd`).
+        self.billed_usd: Decimal | None = None
 
 
 class InfraError(ProviderError):

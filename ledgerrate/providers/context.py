@@ -24,6 +24,11 @@ observed ones, each with its source:
   HTTP 413 `request_too_large` when the body itself is over the size limit.
 - Gemini: HTTP 400 `INVALID_ARGUMENT` "The input token count (1048577) exceeds the maximum
   number of tokens allowed (1048576)."
+- LiteLLM's proxy (1.110.2, observed on all four of its routes in front of llama-cpp-python):
+  HTTP 400 in the route's own error envelope, message "litellm.ContextWindowExceededError:
+  litellm.BadRequestError: ContextWindowExceededError: OpenAIException - <the upstream
+  message>…". The exception's name is the gateway's own verdict, so it is recognised whatever
+  the upstream server's words (the sizes are read from them when they are a known shape).
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], int | None, int | None], ...] = (
 _ANTHROPIC_SUM = re.compile(rf"exceed context limit: {_N} \+ {_N} > {_N}", re.I)
 # Words that say "context" without numbers, from the same servers.
 _PHRASES = (
+    "contextwindowexceedederror",
     "context_length_exceeded",
     "exceed_context_size_error",
     "exceeds the available context size",

@@ -63,6 +63,9 @@ class FakeWire:
     family's SDK convention. `refuse(headers)` is any check of the family's own beyond the
     key header (Anthropic's version header), as a one-line reason. `turns_key` is the request
     field holding the conversation, where the runner's tools probe puts its token.
+    `tool_choice(body)` is the tool choice a request names in the family's own field, or None
+    when it names none (the fake can then drop the tools, as llama-cpp-python does behind a
+    translating gateway).
     """
 
     key_header: str
@@ -77,6 +80,7 @@ class FakeWire:
     tool_results: Callable[[dict[str, Any]], list[str]]
     turns_key: str = "messages"
     refuse: Callable[[dict[str, str]], str | None] = field(default=lambda headers: None)
+    tool_choice: Callable[[dict[str, Any]], Any] = field(default=lambda body: None)
 
 
 @dataclass(frozen=True)

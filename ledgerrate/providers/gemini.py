@@ -10,6 +10,10 @@ Choices made where the API leaves room:
   OpenAPI-subset `parameters`: no lossy translation, so every family sees the same schema.
 - Sampling keys go into `generationConfig` (where Gemini keeps temperature and friends), except
   the request-level `safetySettings`, `toolConfig`, `cachedContent` and `labels`.
+- With tools, `toolConfig.functionCallingConfig.mode: "AUTO"` (the API's default) is sent
+  explicitly, for the reason the Anthropic adapter sends its `tool_choice`: a gateway translating
+  the request (LiteLLM's `generateContent` route) otherwise passes no tool choice on, and
+  llama-cpp-python behind it drops the tools. A `toolConfig` in `sampling` replaces it whole.
 - Gemini may omit function-call ids; we then make our own (`local-call-…`) and never send them
   back, matching a tool result to its call by function name as the API does.
 - Tool results go back as `functionResponse.response = {"output": text}` (or `{"error": text}`).
@@ -36,8 +40,8 @@ from ledgerrate.providers.wire import (
     merge_sampling,
     parse_arguments,
     parse_duration,
-    parse_or_infra,
-    post_json,
+    parsed_reply,
+    post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
@@ -88,11 +92,12 @@ class GeminiGenerate(HttpAdapter):
             body["systemInstruction"] = {"parts": [{"text": request.system}]}
         if request.tools:
             body["tools"] = [{"functionDeclarations": [tool_schema(t) for t in request.tools]}]
+            body["toolConfig"] = {"functionCallingConfig": {"mode": "AUTO"}}
         body["generationConfig"] = config
         return {**body, **request_level}
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        status, data = await post_json(
+        reply = await post_reply(
             self._client,
             family=NAME,
             url=self.url,
@@ -103,7 +108,7 @@ class GeminiGenerate(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(NAME, status, data, parse_response)
+        return parsed_reply(NAME, reply, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -345,6 +350,7 @@ FAMILY = Family(
             d["name"] for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []
         ],
         tool_results=_tool_results,
+        tool_choice=lambda body: (body.get("toolConfig") or {}).get("functionCallingConfig"),
         turns_key="contents",
     ),
     inspect_provider="google",

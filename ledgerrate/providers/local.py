@@ -150,7 +150,7 @@ def _wait_ready(
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
-    _terminate(process.pid)
+    terminate(process.pid)
     raise UsageProblem(
         f"model {spec.id!r}: the local server was not ready within {wait_s:g} s (log: {log})"
     )
@@ -228,7 +228,9 @@ def start(
     return served
 
 
-def _terminate(pid: int, grace_s: float = 10.0) -> None:
+def terminate(pid: int, grace_s: float = 10.0) -> None:
+    """End a server `spawn` started, and its process group: SIGTERM, then SIGKILL after
+    `grace_s`."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
@@ -254,7 +256,7 @@ def stop(spec: ModelSpec) -> bool:
     if not state.exists():
         return False
     pid = int(json.loads(state.read_text(encoding="utf-8"))["pid"])
-    _terminate(pid)
+    terminate(pid)
     state.unlink(missing_ok=True)
     return True
 

@@ -34,8 +34,8 @@ from ledgerrate.providers.wire import (
     count,
     merge_sampling,
     parse_arguments,
-    parse_or_infra,
-    post_json,
+    parsed_reply,
+    post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
@@ -70,7 +70,7 @@ class OpenAIChat(HttpAdapter):
         return merge_sampling(body, self.spec.sampling, PROTECTED)
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        status, data = await post_json(
+        reply = await post_reply(
             self._client,
             family=NAME,
             url=self.url,
@@ -82,7 +82,7 @@ class OpenAIChat(HttpAdapter):
             describe_error=describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(NAME, status, data, parse_response)
+        return parsed_reply(NAME, reply, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -316,5 +316,6 @@ FAMILY = Family(
         error_body=_error_body,
         declared_tools=lambda body: [t["function"]["name"] for t in body.get("tools") or []],
         tool_results=_tool_results,
+        tool_choice=lambda body: body.get("tool_choice"),
     ),
 )

@@ -54,8 +54,8 @@ from ledgerrate.providers.wire import (
     count,
     merge_sampling,
     parse_arguments,
-    parse_or_infra,
-    post_json,
+    parsed_reply,
+    post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
 from ledgerrate.tools import ToolSpec
@@ -104,7 +104,7 @@ class OpenAIResponses(HttpAdapter):
         return merge_sampling(body, self.spec.sampling, PROTECTED)
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        status, data = await post_json(
+        reply = await post_reply(
             self._client,
             family=NAME,
             url=self.url,
@@ -116,7 +116,7 @@ class OpenAIResponses(HttpAdapter):
             describe_error=chat.describe_error,
             model_id=self.spec.id,
         )
-        return parse_or_infra(NAME, status, data, parse_response)
+        return parsed_reply(NAME, reply, parse_response)
 
 
 def tool_schema(tool: ToolSpec) -> dict[str, Any]:
@@ -349,6 +349,7 @@ FAMILY = Family(
             t["name"] for t in body.get("tools") or [] if t.get("type") == "function"
         ],
         tool_results=_tool_results,
+        tool_choice=lambda body: body.get("tool_choice"),
         turns_key="input",
     ),
 )

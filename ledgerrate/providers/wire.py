@@ -1,21 +1,24 @@
 """What every adapter does the same way on the wire: one POST, error classification, secrets.
 
-The three families differ in shapes, not in how a failure is judged, so the judgement lives
-here once: 429 → `RateLimited`; 5xx, 529, timeouts, connection errors and unparseable bodies →
+The three families differ in shapes, not in how a failure is judged, so the judgement lives here
+once: 429 → `RateLimited` (a gateway's "all deployments in cooldown" too, waited out for the
+seconds it names, `gateway.py`); 5xx, 529, timeouts, connection errors and unparseable bodies →
 `InfraError`; a request too long for the model's context → `ContextExceeded` (the model's
-failure, see `context.py`); any other non-2xx → `ConfigError` (a wrong key, model name or
-request is ours to fix, so the run stops instead of counting it against the model). Every
-string in an error that leaves an adapter (its text, the error body, a transport message
-quoting a URL) passes through `keys.redact`, and httpx exceptions are never chained (their
-`request` holds the key in a header), so a key cannot leak through a message, `raw`, or a
-traceback. A successful reply is the model's output and leaves the adapter byte for byte; if a
-proxy echoed the key into it, `run/rawlog.seal` removes it before anything is written. A request
-that never reached a server (refused, DNS, TLS) is `Unreachable`, with its own remedy.
+failure, see `context.py`, a gateway's `ContextWindowExceededError` included); any other non-2xx
+→ `ConfigError` (a wrong key, model name or request is ours to fix, so the run stops instead of
+counting it against the model). Every string in an error that leaves an adapter (its text, the
+error body, a transport message quoting a URL) passes through `keys.redact`, and httpx
+exceptions are never chained (their `request` holds the key in a header), so a key cannot leak
+through a message, `raw`, or a traceback. A successful reply is the model's output and leaves
+the adapter byte for byte; if a proxy echoed the key into it, `run/rawlog.seal` removes it
+before anything is written. A request that never reached a server (refused, DNS, TLS) is
+`Unreachable`, with its own remedy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -24,6 +27,7 @@ import socket
 import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -41,7 +45,9 @@ from ledgerrate.providers.base import (
     TimedOut,
     Unreachable,
 )
+from ledgerrate.providers.billed import reported_cost
 from ledgerrate.providers.context import overflow
+from ledgerrate.providers.gateway import cooldown_wait
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
 
 # Raw bodies that are not JSON (an HTML error page, a torn body) are kept for the log, but a
@@ -161,6 +167,30 @@ def merge_sampling(
     return {**body, **sampling}
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A 2xx reply: its status, its JSON object, and the cost it reported for itself."""
+
+    status: int
+    data: dict[str, Any]
+    billed_usd: Decimal | None = None
+
+
+def parsed_reply(
+    family: str, reply: Reply, parse: Callable[[dict[str, Any], int], Completion]
+) -> Completion:
+    """`parse_or_infra` on a reply, with the cost it reported carried onto the completion, or
+    onto the model failure a reply the model failed in raises (that call was billed too)."""
+    try:
+        done = parse_or_infra(family, reply.status, reply.data, parse)
+    except ModelError as exc:
+        exc.billed_usd = reply.billed_usd
+        raise
+    if reply.billed_usd is None:
+        return done
+    return dataclasses.replace(done, billed_usd=reply.billed_usd)
+
+
 def parse_or_infra(
     family: str, status: int, data: dict[str, Any], parse: Callable[[dict[str, Any], int], T]
 ) -> T:
@@ -197,9 +227,13 @@ def classify(
         )
     if status == 429 and not detail.quota_exhausted:
         wait = parse_retry_after(headers)
+        if wait is None:
+            wait = detail.retry_after
+        if wait is None:
+            wait = cooldown_wait(status, detail.message)
         return RateLimited(
             message,
-            retry_after=wait if wait is not None else detail.retry_after,
+            retry_after=wait,
             status=status,
             raw=raw,
         )
@@ -226,6 +260,15 @@ def _describe(describe_error: Callable[[Any], ErrorDetail], parsed: Any, text: s
 
 async def post_json(
     client: httpx.AsyncClient,
+    **kw: Any,
+) -> tuple[int, dict[str, Any]]:
+    """`post_reply` as (status, JSON object), for an adapter that reads no reported cost."""
+    reply = await post_reply(client, **kw)
+    return reply.status, reply.data
+
+
+async def post_reply(
+    client: httpx.AsyncClient,
     *,
     family: str,
     url: str,
@@ -235,8 +278,9 @@ async def post_json(
     secret: str,
     describe_error: Callable[[Any], ErrorDetail],
     model_id: str = "",
-) -> tuple[int, dict[str, Any]]:
-    """POST `body`; return (status, JSON object) on 2xx, else raise a classified error.
+) -> Reply:
+    """POST `body`; return the reply on 2xx (with the cost it reported, `billed.py`), else
+    raise a classified error.
 
     Errors are raised outside the `except` blocks on purpose, so no httpx exception (whose
     request carries the key) is attached as `__context__`.
@@ -292,7 +336,7 @@ async def post_json(
         raise InfraError(
             f"{family}: HTTP {status} body is not a JSON object", status=status, raw=raw
         )
-    return status, parsed
+    return Reply(status, parsed, reported_cost(response.headers, parsed))
 
 
 def _causes(exc: BaseException) -> list[BaseException]:

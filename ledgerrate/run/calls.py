@@ -77,6 +77,7 @@ async def recorded_call(
             # A failed call that reported nothing: its usage is unknown, not zero-measured.
             usage_basis=UsageBasis.provider_reported if reported else UsageBasis.none,
             cost=call_cost(usage, latency, pricing, model_id),
+            billed_usd=exc.billed_usd if isinstance(exc, ProviderError) else None,
         )
         return Recorded(record, failure=exc)
     started, latency = timer.left()[1], timer.elapsed()
@@ -96,5 +97,7 @@ async def recorded_call(
         usage=usage,
         usage_basis=basis,
         cost=call_cost(usage, latency, pricing, model_id),
+        # Beside the computed cost, never instead of it (`providers/billed.py`).
+        billed_usd=completion.billed_usd,
     )
     return Recorded(record, completion=completion)

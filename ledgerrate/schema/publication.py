@@ -277,6 +277,30 @@ class RevisionGradingCost(Strict):
     usd: Usd = Field(description="What those calls cost; a verdict carried forward is not paid.")
 
 
+class BilledCheck(Strict):
+    """A cell's computed spend reconciled with what the provider billed, where it reported it
+    per call (`CallRecord.billed_usd`: a gateway's `x-litellm-response-cost`, OpenRouter's
+    `usage.cost`). The cell's spend is always computed from usage × the frozen prices; this says
+    how that computation compares with the bill, never replaces it."""
+
+    calls: int = Field(ge=0, description="Calls of the cell's counted runs.")
+    calls_billed: int = Field(ge=0, description="Of those, calls whose reply stated its cost.")
+    billed_usd: Usd = Field(description="Sum of the stated costs, as reported.")
+    computed_usd: Usd = Field(
+        description="Model spend LedgerRate computed (usage × frozen prices) for those same calls."
+    )
+    difference_usd: Usd = Field(description="billed_usd − computed_usd (signed).")
+    basis: Literal["reconciled", "partly-reconciled"] = Field(
+        description="`reconciled` when every counted call stated its cost, so the whole "
+        "computed model spend was checked against the bill; `partly-reconciled` when only some "
+        "did (calls without a reply, or a provider that stated no cost on some)."
+    )
+    agrees: bool = Field(
+        description="|difference_usd| ≤ $0.000000001 per billed call: the bill and the "
+        "computation agree but for the rounding of the double the provider sent."
+    )
+
+
 class CellResult(Strict):
     """Every figure of one cell (workload × model × mode) in its published sitting."""
 
@@ -366,6 +390,13 @@ class CellResult(Strict):
     """How the cost was obtained: `measured` only if every run was provider-reported,
     `estimated` if any usage was estimated, `compute` for a reference baseline, else `mixed`;
     `none` without runs. Sealed files may say `estimate` (the old spelling of `estimated`)."""
+    billed: BilledCheck | None = Field(
+        default=None,
+        description="The spend reconciled with what the provider billed (calls whose reply "
+        "stated its cost); null when no counted call stated one.",
+        # Left out when unset, so results of providers that state no cost read back unchanged.
+        exclude_if=lambda v: v is None,
+    )
     qualifying: bool = Field(
         description="pass_rate ≥ 0.80 with every item graded and, for a judged cell, every "
         "condition of the judged-task protocol met (`judge_protocol.missing` empty)."

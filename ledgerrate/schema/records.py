@@ -103,6 +103,16 @@ class CallRecord(Strict):
     """Whether usage was reported by the provider or estimated."""
     cost: Cost = Field(default_factory=Cost)
     """Cost of this call at the frozen prices."""
+    billed_usd: Usd | None = Field(
+        default=None,
+        description="What the provider or gateway said this call cost, in USD, exactly as it "
+        "reported it (LiteLLM's `x-litellm-response-cost` header, OpenRouter's `usage.cost`); "
+        "null when it reported nothing. Never the call's cost, which is always usage × the "
+        "frozen prices (`cost`): it is kept to reconcile each cell's computed spend with what "
+        "was billed (`CellResult.billed`).",
+        # Left out when unset, so records of providers that report no cost keep their bytes.
+        exclude_if=lambda v: v is None,
+    )
     redacted: bool = Field(
         default=False,
         description="The provider sent back an API key (an echoing proxy or gateway), and every "

@@ -32,11 +32,15 @@ and otherwise a default reply, `"fake reply"` with `DEFAULT_USAGE[family]`.
 
 The runner's tools probe (`ledgerrate.run.probe`) is answered like a tool-capable server would
 (a call of the offered tool), or with `drops_tools=True` like a server that ignores `tools`
-(plain text, the same usage with and without them). With `echoes_headers=True` every successful
-reply quotes the caller's key header back (in the text, in tool call arguments, in an `echo`
-field of the body and in a response header), as a debugging proxy or a misconfigured gateway
-does. Probe requests are kept apart from the
-items' requests, in `probe_requests`, so tests count what the items sent.
+(plain text, the same usage with and without them), or with `needs_tool_choice=True` like
+llama-cpp-python behind a gateway that translates the request: the tools reach the model only
+when the request names a tool choice (each family's `fake.tool_choice`). With
+`echoes_headers=True` every successful reply quotes the caller's key header back (in the text,
+in tool call arguments, in an `echo` field of the body and in a response header), as a
+debugging proxy or a misconfigured gateway does. With `bills=Bill(...)` every successful reply
+reports what it cost, as LiteLLM's proxy (`x-litellm-response-cost` header) or OpenRouter
+(`usage.cost`) does. Probe requests are kept apart from the items' requests, in
+`probe_requests`, so tests count what the items sent.
 """
 
 from __future__ import annotations
@@ -57,12 +61,16 @@ import httpx
 
 from ledgerrate.providers import families
 from ledgerrate.run.probe import TOKEN as PROBE_TOKEN
+from ledgerrate.schema import Usage
 from ledgerrate.testing.fake_shapes import (
+    DEFAULT_USAGE,
+    Bill,
     FakeReply,
     FakeToolCall,
-    declared_tools,
     empty_body,
     error_body,
+    offered_tools,
+    resolved_usage,
     success_body,
     tool_results,
 )
@@ -130,10 +138,14 @@ class FakeProviderServer:
         *,
         slow_s: float = 5.0,
         drops_tools: bool = False,
+        needs_tool_choice: bool = False,
         echoes_headers: bool = False,
+        bills: Bill | None = None,
     ) -> None:
         self.responder = responder
+        self.bills = bills
         self.drops_tools = drops_tools
+        self.needs_tool_choice = needs_tool_choice
         self.echoes_headers = echoes_headers
         self.probe_requests: list[FakeRequest] = []
         self.latency_s = latency_s
@@ -216,7 +228,7 @@ class FakeProviderServer:
 
     def decide(self, family: str, model: str, body: dict[str, Any]) -> FakeReply:
         if is_probe(body):
-            tools = declared_tools(family, body)
+            tools = offered_tools(family, body, needs_choice=self.needs_tool_choice)
             if tools and not self.drops_tools:
                 return FakeReply(
                     text="", tool_calls=[FakeToolCall(tools[0], {"token": PROBE_TOKEN})]
@@ -255,12 +267,14 @@ class FakeProviderServer:
         if script == "fake-malformed":
             return FakeReply(raw=TORN_BODY)
         if script == "fake-empty":
-            return FakeReply(raw=empty_body(family, model))
+            # The usage the empty body reports, for a bill (`bills`) to price.
+            prompt_only = Usage(input_tokens=DEFAULT_USAGE[family].input_tokens)
+            return FakeReply(raw=empty_body(family, model), usage=prompt_only)
         if script == "fake-no-usage":
             return FakeReply(usage=None)
         if script == "fake-tool":
             results = tool_results(family, body)
-            tools = declared_tools(family, body)
+            tools = offered_tools(family, body, needs_choice=self.needs_tool_choice)
             if not results and tools:
                 return FakeReply(text="", tool_calls=[FakeToolCall(name=tools[0])])
             if results:
@@ -281,6 +295,21 @@ def echoed(family: str, reply: FakeReply, headers: dict[str, str]) -> FakeReply:
     text = f"{reply.text} (you sent {sent})" if reply.text or not calls else ""
     return dataclasses.replace(
         reply, text=text, tool_calls=calls, headers={**reply.headers, "x-echo-auth": sent}
+    )
+
+
+def billed(bill: Bill, family: str, reply: FakeReply, payload: dict[str, Any]) -> FakeReply:
+    """`reply` with its price reported where `bill` says (the payload is changed in place)."""
+    usage = resolved_usage(family, reply)
+    if usage is None:
+        return reply
+    amount = bill.amount(usage)
+    if bill.where == "usage":
+        if isinstance(payload.get("usage"), dict):
+            payload["usage"]["cost"] = amount
+        return reply
+    return dataclasses.replace(
+        reply, headers={**reply.headers, "x-litellm-response-cost": repr(amount)}
     )
 
 
@@ -334,6 +363,8 @@ class _Handler(BaseHTTPRequestHandler):
                 payload["echo"] = {"headers": headers}
         else:
             payload = reply.raw
+        if fake.bills is not None and reply.status < 400 and isinstance(payload, dict):
+            reply = billed(fake.bills, family, reply, payload)
         self._send(reply.status, payload, reply.headers)
 
     def _reply(self, family: str, reply: FakeReply) -> None:

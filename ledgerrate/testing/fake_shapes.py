@@ -70,6 +70,32 @@ class FakeReply:
     error_message: str = "fake error"
 
 
+@dataclass(frozen=True)
+class Bill:
+    """A gateway's per-reply price, as the fake reports it: per-token prices (dollars per
+    million; cache writes at the input price, as LiteLLM bills a model without cache prices)
+    and where the figure goes, LiteLLM's `x-litellm-response-cost` header or OpenRouter's
+    `usage.cost`. The figure is a double's shortest text, as both send it."""
+
+    input_per_mtok: str
+    output_per_mtok: str
+    cached_per_mtok: str = "0"
+    where: Literal["header", "usage"] = "header"
+
+    def amount(self, u: Usage) -> float:
+        billed = (
+            (u.input_tokens + u.cache_write_tokens) * float(self.input_per_mtok)
+            + u.cached_input_tokens * float(self.cached_per_mtok)
+            + u.output_tokens * float(self.output_per_mtok)
+        )
+        return billed / 1_000_000
+
+
+def resolved_usage(family: str, reply: FakeReply) -> Usage | None:
+    """The usage a reply reports (`"default"` is the family's)."""
+    return DEFAULT_USAGE[family] if isinstance(reply.usage, str) else reply.usage
+
+
 def usage_wire(family: str, u: Usage) -> dict[str, Any]:
     """`u` as the family reports it (the inverse of its `usage_from`)."""
     return families.get(family).fake.usage_wire(u)
@@ -103,3 +129,20 @@ def declared_tools(family: str, body: dict[str, Any]) -> list[str]:
 def tool_results(family: str, body: dict[str, Any]) -> list[str]:
     """The text of every tool result the request carries back, in order."""
     return families.get(family).fake.tool_results(body)
+
+
+def offered_tools(family: str, body: dict[str, Any], *, needs_choice: bool) -> list[str]:
+    """The tools a server shows the model: all declared ones, or with `needs_choice` (a server
+    like llama-cpp-python behind a translating gateway) none unless the request names a tool
+    choice, and never any under a choice of none."""
+    choice = families.get(family).fake.tool_choice(body)
+    if (needs_choice and choice is None) or _none_chosen(choice):
+        return []
+    return declared_tools(family, body)
+
+
+def _none_chosen(choice: Any) -> bool:
+    """`"none"` (OpenAI), `{"type": "none"}` (Anthropic), `{"mode": "NONE"}` (Gemini)."""
+    if isinstance(choice, dict):
+        choice = choice.get("type", choice.get("mode"))
+    return isinstance(choice, str) and choice.lower() == "none"

@@ -36,6 +36,18 @@ def test_the_body_run_sends_matches() -> None:
     assert _found(_spec(), {**body, "tool_choice": "auto", "tools": [{}]}) == []
 
 
+def test_each_familys_default_tool_choice_is_no_setting() -> None:
+    """The Anthropic and Gemini adapters name their documented default whenever they send tools
+    (a translating gateway drops the tools otherwise): a stored body saying so matches."""
+    body = {"max_tokens": 512, "temperature": 0.2, "tools": [{}]}
+    assert _found(_spec(), {**body, "tool_choice": {"type": "auto"}}) == []
+    gemini = {"generationConfig": {"maxOutputTokens": 512, "temperature": 0.2}, "tools": [{}]}
+    auto = {"functionCallingConfig": {"mode": "AUTO"}}
+    assert _found(_spec(), {**gemini, "toolConfig": auto}) == []
+    forced = {"functionCallingConfig": {"mode": "ANY"}}
+    assert _found(_spec(), {**gemini, "toolConfig": forced}) == [("tool_choice", forced, None)]
+
+
 def test_a_changed_temperature_and_cap_are_named_with_both_values() -> None:
     body = {"max_tokens": 50, "temperature": 0.9}
     assert _found(_spec(), body) == [("temperature", 0.9, 0.2), ("max_tokens", 50, 512)]

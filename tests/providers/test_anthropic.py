@@ -155,6 +155,8 @@ def test_request_shape_merges_tool_results_into_one_user_turn(kit: SimpleNamespa
             "input_schema": _tool().parameters,
         }
     ]
+    # The documented default, said explicitly (a translating gateway drops tools without it).
+    assert body["tool_choice"] == {"type": "auto"}
     assert body["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "Read both."}]},
         {
@@ -210,3 +212,15 @@ def test_base_url_with_v1_is_not_doubled(kit: SimpleNamespace) -> None:
         F, kit.reply(200, "anthropic/success.json"), base_url="https://proxy.test/v1/"
     )
     assert str(seen[0].url) == "https://proxy.test/v1/messages"
+
+
+def test_tool_choice_only_with_tools_and_an_edition_may_set_its_own(kit: SimpleNamespace) -> None:
+    _, seen = kit.call_with(F, kit.reply(200, "anthropic/success.json"))
+    assert "tool_choice" not in json.loads(seen[0].content)
+    _, seen = kit.call_with(
+        F,
+        kit.reply(200, "anthropic/success.json"),
+        request=kit.simple_request(tools=[_tool()]),
+        sampling={"tool_choice": {"type": "any"}},
+    )
+    assert json.loads(seen[0].content)["tool_choice"] == {"type": "any"}

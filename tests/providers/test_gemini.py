@@ -163,6 +163,8 @@ def test_request_shape(kit: SimpleNamespace) -> None:
             ]
         }
     ]
+    # The documented default, said explicitly (a translating gateway drops tools without it).
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"}}
     assert body["contents"] == [
         {"role": "user", "parts": [{"text": "Totals?"}]},
         {
@@ -220,3 +222,16 @@ def test_sampling_may_not_set_the_output_cap(kit: SimpleNamespace) -> None:
     )
     assert isinstance(err, ConfigError)
     assert seen == []
+
+
+def test_tool_config_only_with_tools_and_an_edition_may_set_its_own(kit: SimpleNamespace) -> None:
+    _, seen = kit.call_with(F, kit.reply(200, "gemini/success.json"))
+    assert "toolConfig" not in json.loads(seen[0].content)
+    own = {"functionCallingConfig": {"mode": "ANY"}}
+    _, seen = kit.call_with(
+        F,
+        kit.reply(200, "gemini/success.json"),
+        request=kit.simple_request(tools=[_tool()]),
+        sampling={"toolConfig": own},
+    )
+    assert json.loads(seen[0].content)["toolConfig"] == own

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from ledgerrate.generate.register import register_edition
@@ -143,6 +144,33 @@ def test_a_tool_capable_endpoint_passes_the_probe(edition_factory, lookup):
     (probe,) = read_jsonl(root / "probes" / "oa.jsonl", ProbeRecord)
     assert probe.tools_received and "called record_token" in probe.evidence
     assert "tools probe of oa: tools reach the model" in out
+
+
+@pytest.mark.parametrize("family", ["openai", "openai-responses", "anthropic", "gemini"])
+def test_the_probe_sees_tools_behind_a_translating_gateway(edition_factory, lookup, family):
+    """LiteLLM's Anthropic and Gemini routes pass no tool choice on unless the request names
+    one, and llama-cpp-python behind them then drops the tools: every adapter names the
+    documented default, so the probe sees the tools and the agentic cell runs."""
+    with FakeProviderServer(needs_tool_choice=True) as fake:
+        root = edition_factory(
+            models=[model("oa", family, api_model="fake-tool", base_url=fake.base_url(family))],
+            n=2,
+        )
+        register_edition(root, lookup=lookup)
+        summary, out = _run(root, lookup, modes=["agentic"])
+        sent = fake.requests
+    (probe,) = read_jsonl(root / "probes" / "oa.jsonl", ProbeRecord)
+    assert probe.tools_received, probe.evidence
+    assert not summary.refused and len(_records(root, "agentic")) == 2, out
+    assert all(r.status == RunStatus.completed for r in _records(root, "agentic"))
+    assert any(fake_tool_call(family, r.body) for r in sent)
+
+
+def fake_tool_call(family: str, body: dict[str, Any]) -> bool:
+    """Whether a request carried a tool result back (the model's call was run)."""
+    from ledgerrate.testing.fake_shapes import tool_results
+
+    return bool(tool_results(family, body))
 
 
 def test_timeouts_are_bounded_and_the_run_names_what_is_left(edition_factory, lookup):

@@ -636,6 +636,31 @@ def repriced_at_frozen(
     )
 
 
+# Reconciliation with the bill (billed-cost.md): the tolerance is a nano-dollar per billed call.
+BILLED_TOLERANCE_PER_CALL = Decimal("0.000000001")
+
+
+def billed_figures(items: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """A cell's computed model spend reconciled with the costs its calls stated they were billed
+    (methodology/1.0/billed-cost.md); None when no counted call stated one."""
+    calls = [c for r in items for c in r.get("calls") or []]
+    stated = [c for c in calls if c.get("billed_usd") is not None]
+    if not stated:
+        return None
+    billed = sum((money(c["billed_usd"]) for c in stated), Decimal(0))
+    computed = sum((money((c.get("cost") or {}).get("model_usd", "0")) for c in stated), Decimal(0))
+    difference = billed - computed
+    return {
+        "calls": len(calls),
+        "calls_billed": len(stated),
+        "billed_usd": billed,
+        "computed_usd": computed,
+        "difference_usd": difference,
+        "basis": "reconciled" if len(stated) == len(calls) else "partly-reconciled",
+        "agrees": abs(difference) <= BILLED_TOLERANCE_PER_CALL * len(stated),
+    }
+
+
 def cell_figures(
     key: tuple[str, str, str],
     runs: Sequence[dict[str, Any]],
@@ -731,6 +756,7 @@ def cell_figures(
             (judge_usd(live[i]) for i in (r["run_id"] for r in items) if i in live), Decimal(0)
         ),
         "cost_basis": _cost_basis(items, is_reference),
+        "billed": billed_figures(items),
         "diagnostics": {
             name: pairwise_sum(values) / len(values) for name, values in sorted(diagnostics.items())
         },
@@ -1492,6 +1518,7 @@ def compare_cells(
                     f"{where}: "
                     + ("; ".join(wrong) if wrong else f"{want['judged_runs']} judged runs"),
                 )
+            _compare_billed(where, found.get("billed"), expected.get("billed"), record)
             for check, fields in CELL_CHECKS.items():
                 wrong, notes = [], []
                 for f in fields:
@@ -1515,6 +1542,41 @@ def compare_cells(
                     shown = ", ".join(f"{f}={_plain(expected[f])!r}" for f in fields if f in found)
                     tail = f" ({'; '.join(notes)})" if notes else ""
                     record("matched", check, f"{where}: {shown}{tail}")
+
+
+def _compare_billed(
+    where: str, found: dict[str, Any] | None, expected: dict[str, Any] | None, record: Record
+) -> None:
+    """The cell's reconciliation with the bill, when either the file or the logs have one: a
+    file that leaves out what the logs hold, or states one the logs do not, is a mismatch."""
+    if found is None and expected is None:
+        return
+    if found is None or expected is None:
+        said = "states none" if found is None else "states one"
+        whole = "" if expected is None else f" ({_plain(expected)!r})"
+        record(
+            "mismatched",
+            "cell billed cost",
+            f"{where}: the file {said}, the logs give {'none' if expected is None else 'one'}"
+            + whole,
+        )
+        return
+    wrong = [
+        f"{k}: published {found.get(k)!r}, recomputed {_plain(v)!r}"
+        for k, v in expected.items()
+        if not same(found.get(k), v)
+    ]
+    record(
+        "mismatched" if wrong else "matched",
+        "cell billed cost",
+        f"{where}: "
+        + (
+            "; ".join(wrong)
+            if wrong
+            else f"billed {expected['billed_usd']} against {expected['computed_usd']} computed "
+            f"over {expected['calls_billed']} of {expected['calls']} calls ({expected['basis']})"
+        ),
+    )
 
 
 def compare_lines(
