@@ -65,7 +65,8 @@ def _text_of(content: Any, key: str = "text") -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [p.get(key) for p in content if isinstance(p, dict) and isinstance(p.get(key), str)]
+        parts = [p for p in content if isinstance(p, dict)]
+        texts = [p[key] for p in parts if isinstance(p.get(key), str)]
         return "".join(texts) if texts else None
     return None
 
@@ -76,6 +77,8 @@ def prompt_of(body: dict[str, Any]) -> dict[str, Any] | None:
     Messages (`system`, then `messages` whose content is text blocks), Gemini
     generateContent (`systemInstruction.parts`, then `contents` of `parts`) and the Responses
     API (`instructions`, then `input`). None when the body shows no prompt (no request)."""
+    system: Any
+    user: str | None
     if isinstance(body.get("contents"), list):
         system = _text_of((body.get("systemInstruction") or {}).get("parts")) or ""
         turns = [t for t in body["contents"] if t.get("role") == "user"]
