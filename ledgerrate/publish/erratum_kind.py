@@ -13,4 +13,3 @@ from ledgerrate.schema import Erratum
 
 def changes_a_figure(entry: Erratum) -> bool:
     return any(fig.new is None or fig.new != fig.old for fig in entry.figures)
-
