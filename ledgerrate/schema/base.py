@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Final, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -43,6 +45,20 @@ HashSchemeField = Annotated[
     ),
 ]
 Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialised as a string).")]
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether `base_url` points at this machine (a self-hosted server: a key protects nothing).
+    Here, with the models that validate a `base_url`, so the schema imports nothing above it."""
+    if not base_url:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # The longest legitimate text is a model's answer or a tool's output inside a run record.

@@ -14,7 +14,6 @@ from pydantic import (
     model_validator,
 )
 
-from ledgerrate.keys import is_loopback
 from ledgerrate.schema.base import (
     OLD_REFERENCE_PROVIDER,
     SCHEMA_VERSION,
@@ -29,6 +28,7 @@ from ledgerrate.schema.base import (
     Url,
     Usd,
     WorkloadId,
+    is_loopback,
 )
 from ledgerrate.schema.escrow import SeedEscrow
 

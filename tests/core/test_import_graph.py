@@ -151,6 +151,19 @@ def test_every_room_is_named_by_a_contract() -> None:
     )
 
 
+def test_the_schema_is_the_floor() -> None:
+    """The model of every file imports nothing else of the package, so every room may import
+    it and it never closes a loop (the layers contract sees only the rooms it lists)."""
+    outside = {
+        f"{module} -> {target}"
+        for module, targets in module_edges().items()
+        if room(module) == f"{ROOT}.schema"
+        for target in targets
+        if room(target) != f"{ROOT}.schema"
+    }
+    assert outside == set()
+
+
 def test_a_cycle_is_found() -> None:
     """The check can fail: a two-room loop and a three-module loop are reported, a chain is not."""
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"d"}}) == [["a", "b"]]
