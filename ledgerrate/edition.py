@@ -16,7 +16,7 @@ from ledgerrate.errors import UsageProblem
 from ledgerrate.hashing import LEGACY_SCHEME, HashScheme, sha256_json
 from ledgerrate.io import FileProblem, load_model
 from ledgerrate.layout import EditionPaths
-from ledgerrate.schema import EditionManifest, PricingTable, ProviderFamily, Registration
+from ledgerrate.schema import EditionManifest, PricingTable, Registration
 
 if TYPE_CHECKING:
     from ledgerrate.workloads.base import Workload
@@ -171,7 +171,7 @@ def pricing_problems(edition: Edition) -> list[str]:
     problems: list[str] = []
     priced = edition.pricing.models
     for spec in [*edition.manifest.models, *edition.manifest.judges]:
-        if spec.provider == ProviderFamily.baseline:
+        if spec.is_reference:
             if edition.pricing.compute is None:
                 problems.append(
                     f"{edition.paths.pricing}: model {spec.id!r} is a reference baseline, costed "

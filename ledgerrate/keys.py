@@ -14,11 +14,11 @@ short to be a real credential is refused for remote endpoints.
 from __future__ import annotations
 
 import functools
-import ipaddress
 import re
 from collections.abc import Sequence
 from typing import TypeVar
-from urllib.parse import urlsplit
+
+from ledgerrate.schema import is_loopback
 
 MARKER = "[redacted]"
 
@@ -32,19 +32,6 @@ MIN_KEY_LENGTH = 20
 _KEY_CHAR = r"A-Za-z0-9_\-"
 
 T = TypeVar("T")
-
-
-def is_loopback(base_url: str | None) -> bool:
-    """Whether `base_url` points at this machine (a self-hosted server: a key protects nothing)."""
-    if not base_url:
-        return False
-    host = urlsplit(base_url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def key_problem(model_id: str, env: str | None, value: str, base_url: str | None) -> str | None:

@@ -29,7 +29,6 @@ from ledgerrate.schema import (
     ModelSpec,
     PriceCheck,
     PricingTable,
-    ProviderFamily,
     RunRecord,
     RunStatus,
 )
@@ -39,7 +38,7 @@ FALLBACK = {"cached_input": "input", "cache_write": "input", "reasoning": "outpu
 
 
 def _unknown_reason(spec: ModelSpec) -> str | None:
-    if spec.provider == ProviderFamily.baseline:
+    if spec.is_reference:
         return (
             "a deterministic reference solver, not a language model: costed by the CPU time it "
             "used, which no price database lists"

@@ -29,7 +29,6 @@ from ledgerrate.schema import (
     ModelSpec,
     PriceDatabaseEntry,
     PriceTier,
-    ProviderFamily,
     Usage,
 )
 
@@ -60,7 +59,7 @@ class Found:
 
 def price_provider(spec: ModelSpec) -> str | None:
     """The database's provider id for a model, or None where no vendor's price applies."""
-    if spec.provider == ProviderFamily.baseline or spec.local is not None:
+    if spec.is_reference or spec.local is not None:
         return None
     vendor = VENDORS.get(str(spec.provider))
     return vendor.price_provider if vendor else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ledgerrate.edition import Edition, price_time_problems
-from ledgerrate.schema import STANDARD_N, ProviderFamily
+from ledgerrate.schema import STANDARD_N
 
 
 def pricing_problems(edition: Edition, registered_at: dt.datetime | None = None) -> list[str]:
@@ -24,7 +24,7 @@ def sampling_problems(edition: Edition) -> list[str]:
     """Temperature 0 where supported; otherwise the provider default, documented per model."""
     problems = []
     for spec in [*edition.manifest.models, *edition.manifest.judges]:
-        if spec.provider == ProviderFamily.baseline:
+        if spec.is_reference:
             continue  # a deterministic solver samples nothing
         if spec.sampling.get("temperature") == 0 or spec.sampling_notes.strip():
             continue

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from ledgerrate.io import atomic_write_text
 from ledgerrate.layout import EditionPaths
 from ledgerrate.providers import families
-from ledgerrate.schema import EditionManifest, Mode
+from ledgerrate.schema import OLD_REFERENCE_PROVIDER, EditionManifest, Mode
 
 SECRET_FILE = "anon-secret.txt"
 
@@ -70,7 +70,9 @@ def identity_terms(manifest: EditionManifest) -> list[str]:
     """Every string that would name a model, its provider, family or mode."""
     terms: set[str] = vendor_words()
     for spec in [*manifest.models, *manifest.judges]:
-        for value in (spec.id, spec.name, spec.api_model, spec.family, str(spec.provider)):
+        # The reference solver names no provider; the word it was spelled with still names it.
+        provider = OLD_REFERENCE_PROVIDER if spec.is_reference else spec.provider
+        for value in (spec.id, spec.name, spec.api_model, spec.family, provider):
             if value and len(value) >= 3:
                 terms.add(value.lower())
     for mode in Mode:

@@ -27,7 +27,7 @@ from ledgerrate.providers.base import (
     ProviderError,
 )
 from ledgerrate.providers.clock import CallClock
-from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable, ProviderFamily
+from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Item, JudgeHooks, Workload
 
@@ -68,7 +68,7 @@ def judge_spec(manifest: EditionManifest, *, second: bool = False) -> ModelSpec 
 
 
 def api_key(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str:
-    if spec.provider == ProviderFamily.baseline:
+    if spec.is_reference:
         raise JudgeUnavailable(f"judge {spec.id!r} is a reference baseline, which cannot judge")
     source = os.environ if env is None else env
     key = source.get(spec.api_key_env or "", "")

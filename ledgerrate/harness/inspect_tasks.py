@@ -75,7 +75,7 @@ SAMPLING_KEYS = (
 def _model(specs: list[ModelSpec], chosen: str | None, where: Path) -> ModelSpec:
     """The edition's model: `-T model=ID`, else the one Inspect evaluates (`--model`), else the
     edition's only model."""
-    models = [s for s in specs if s.provider != ProviderFamily.baseline]
+    models = [s for s in specs if not s.is_reference]
     listed = ", ".join(f"{s.id} (--model openai/{s.api_model})" for s in models) or "none"
     active = active_model()
     if chosen is not None:

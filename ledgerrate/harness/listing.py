@@ -15,7 +15,7 @@ from pathlib import Path
 from ledgerrate.edition import load_edition
 from ledgerrate.harness.metadata import task_name
 from ledgerrate.providers import families
-from ledgerrate.schema import ModelSpec, ProviderFamily
+from ledgerrate.schema import ModelSpec
 from ledgerrate.workloads import catalogue
 
 
@@ -35,7 +35,7 @@ def task_lines(edition: Path | None) -> list[str]:
         lines.append("Pass an edition folder to see the commands that run its workloads.")
         return lines
     loaded = load_edition(edition)
-    models = [s for s in loaded.manifest.models if s.provider != ProviderFamily.baseline]
+    models = [s for s in loaded.manifest.models if not s.is_reference]
     where = shlex.quote(str(edition))
     many = ",".join(inspect_model(s) for s in models)
     lines = [f"Inspect AI tasks of edition {loaded.manifest.id}, one eval-set for all its models:"]

@@ -35,7 +35,6 @@ from ledgerrate.schema import (
     CostBasis,
     Mode,
     ModelSpec,
-    ProviderFamily,
     RunRecord,
     RunSource,
     Usage,
@@ -132,7 +131,7 @@ class Admission:
         return self.datasets[workload_id]
 
     def _model(self, sample: Incoming) -> ModelSpec | str:
-        specs = [s for s in self.edition.manifest.models if s.provider != ProviderFamily.baseline]
+        specs = [s for s in self.edition.manifest.models if not s.is_reference]
         found = [s for s in specs if _matches(s, sample.model_name)]
         if sample.model_id is not None:
             found = [s for s in found if s.id == sample.model_id]

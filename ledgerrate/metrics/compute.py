@@ -27,7 +27,6 @@ from ledgerrate.schema import (
     EditionResults,
     Mode,
     PricingTable,
-    ProviderFamily,
     WorkloadResult,
 )
 
@@ -43,7 +42,7 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
     keys = {
         (workload.id, m.id, mode)
         for m in manifest.models
-        if m.provider != ProviderFamily.baseline
+        if not m.is_reference
         for mode in workload.modes
     }
     keys |= {(workload.id, model, mode) for model, mode in zip(runs["model"], runs["mode"])}  # noqa: B905
@@ -79,7 +78,7 @@ def workload_result(
     inputs: EditionInputs, workload: WorkloadMeta, n: int, seed: int, reps: int
 ) -> WorkloadResult:
     manifest = inputs.manifest
-    references = {m.id for m in manifest.models if m.provider == ProviderFamily.baseline}
+    references = {m.id for m in manifest.models if m.is_reference}
     flagships = {m.id for m in manifest.models if m.flagship and m.id not in references}
     same_family = set(judge_family_overlap(manifest))  # §5.4: these need a second judge
     runs = inputs.runs_of(workload.id)

@@ -23,9 +23,6 @@ import pandas as pd
 
 from ledgerrate.schema import RevisionGradingCost
 
-# One judge call as a grade record holds it: (its block as canonical JSON, its cost in USD).
-JudgeCall = tuple[str, Decimal]
-
 
 def grading_cost_by_revision(grades: pd.DataFrame) -> list[RevisionGradingCost]:
     """Judge calls paid and their cost, per revision, oldest first; revisions that paid for no

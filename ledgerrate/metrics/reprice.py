@@ -62,8 +62,9 @@ def _vendor_percent(
         spec = manifest.model(model)
     except (KeyError, ValueError):
         return None
-    for key in (spec.family, str(spec.provider)):
-        if key in percent:
+    # A reference solver has no API provider: its family alone names it.
+    for key in (spec.family, spec.provider):
+        if key is not None and key in percent:
             return percent[key]
     return None
 
@@ -105,7 +106,8 @@ def problems(
                 f"hourly.{model}: no model of edition {manifest.id} is priced by time under "
                 f"that id; use one of: {known}"
             )
-    vendors = {m.family for m in manifest.models} | {str(m.provider) for m in manifest.models}
+    vendors = {m.family for m in manifest.models}
+    vendors |= {m.provider for m in manifest.models if m.provider}
     for key in reader.percent:
         if key not in vendors:
             found.append(

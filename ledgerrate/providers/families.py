@@ -5,18 +5,16 @@ workloads; adding a family is one module and one line here. `register` adds a fa
 time (a test's throwaway family, a plug-in) without touching this file. Every registered name
 is also made a valid `provider:` of an edition (`schema.register_provider_family`).
 
-The reference baseline is not a family here: it calls no API (`providers/baseline.py`).
+The reference solver is not a family: it calls no API, and each workload carries its own
+(`workloads/reference.py` runs it). `schema.register_provider_family` refuses its old spelling
+`baseline` as a family name.
 """
 
 from __future__ import annotations
 
 from ledgerrate.providers import anthropic, gemini, openai, openai_responses
 from ledgerrate.providers.family import Family
-from ledgerrate.schema import (
-    ProviderFamily,
-    register_provider_family,
-    unregister_provider_family,
-)
+from ledgerrate.schema import register_provider_family, unregister_provider_family
 
 FAMILIES: tuple[Family, ...] = (
     openai.FAMILY,
@@ -30,8 +28,6 @@ _registry: dict[str, Family] = {}
 
 def register(family: Family) -> Family:
     """Add `family`; registering the same unit again is a no-op, another of one name an error."""
-    if family.name == ProviderFamily.baseline:
-        raise ValueError("'baseline' is the reference solver, not an API family")
     known = _registry.get(family.name)
     if known is not None and known is not family:
         raise ValueError(f"provider family {family.name!r} is already registered")
@@ -48,8 +44,11 @@ def unregister(name: str) -> None:
         unregister_provider_family(name)
 
 
-def get(name: str) -> Family:
-    """The family an edition's `provider:` names; a one-line error names the known ones."""
+def get(name: str | None) -> Family:
+    """The family an edition's `provider:` names; a one-line error names the known ones. The
+    reference solver names none (`None`): it has no adapter, and the runner never asks."""
+    if name is None:
+        raise ValueError("the reference solver calls no API: it has no provider family")
     family = _registry.get(str(name))
     if family is None:
         known = ", ".join(_registry)

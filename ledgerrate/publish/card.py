@@ -21,7 +21,6 @@ from ledgerrate.schema import (
     EditionManifest,
     EditionResults,
     ErrataFile,
-    ProviderFamily,
     RateLine,
     WorkloadResult,
 )
@@ -173,9 +172,7 @@ def local_model_statement(manifest: EditionManifest) -> Statement | None:
     if manifest.reference_only:
         return None
     local = [m.name for m in manifest.models if m.local is not None]
-    hosted = [
-        m for m in manifest.models if m.local is None and m.provider != ProviderFamily.baseline
-    ]
+    hosted = [m for m in manifest.models if m.local is None and not m.is_reference]
     if not local or hosted:
         return None
     count = "one real language model" if len(local) == 1 else f"{len(local)} real language models"
@@ -199,7 +196,7 @@ def self_judging_statement(manifest: EditionManifest, results: EditionResults) -
     if manifest.judge is None:
         return None
     judge = next((m for m in manifest.models if m.id == manifest.judge.model), None)
-    if judge is None or judge.provider == ProviderFamily.baseline:
+    if judge is None or judge.is_reference:
         return None
     judged_ids = {w.workload for w in results.workloads if w.judged}
     judged = [w.id for w in manifest.workloads if w.id in judged_ids]
@@ -465,9 +462,7 @@ def rate_card(
     site_url: str | None = None,
 ) -> RateCard:
     """The card of one edition, from its figures as shown (withdrawn figures already gone)."""
-    flagships = {
-        m.id for m in manifest.models if m.flagship and m.provider != ProviderFamily.baseline
-    }
+    flagships = {m.id for m in manifest.models if m.flagship and not m.is_reference}
     # The registered n (what the quality bar's item count is out of), not a count of cells.
     n = max((w.n for w in manifest.workloads), default=15)
     date = results.date.isoformat()

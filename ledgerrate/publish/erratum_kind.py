@@ -13,9 +13,3 @@ from ledgerrate.schema import Erratum
 
 def changes_a_figure(entry: Erratum) -> bool:
     return any(fig.new is None or fig.new != fig.old for fig in entry.figures)
-
-
-def changed_and_disclosed(entries: list[Erratum]) -> tuple[list[Erratum], list[Erratum]]:
-    """The errata that changed a figure, and the disclosures (no figure changed), in order."""
-    changed = [e for e in entries if changes_a_figure(e)]
-    return changed, [e for e in entries if not changes_a_figure(e)]

@@ -46,77 +46,80 @@ UNCOVERED = (
 UNCOVERED_DIRS = (f"{layout.REPRODUCTIONS}/",)
 
 
-def covered_files(root: Path) -> list[str]:
+def covered_files(edition_dir: Path) -> list[str]:
     return [
         name
-        for name in edition_files(root)
+        for name in edition_files(edition_dir)
         if name not in UNCOVERED and not name.startswith(UNCOVERED_DIRS)
     ]
 
 
-def record_publication(root: Path, results: EditionResults, now: dt.datetime) -> PublishedEdition:
-    paths = EditionPaths(root)
+def record_publication(
+    edition_dir: Path, results: EditionResults, now: dt.datetime
+) -> PublishedEdition:
+    paths = EditionPaths(edition_dir)
     write_json(paths.results, results)
-    files = covered_files(root)
+    files = covered_files(edition_dir)
     record = PublishedEdition(
         edition=paths.id,
         published_at=now,
-        files={name: sha256_file(root / name) for name in files},
-        sizes={name: (root / name).stat().st_size for name in files},
-        errata_seen=sorted(_errata_ids(root)),
+        files={name: sha256_file(edition_dir / name) for name in files},
+        sizes={name: (edition_dir / name).stat().st_size for name in files},
+        errata_seen=sorted(_errata_ids(edition_dir)),
     )
     write_json(paths.published, record)
-    seal_index(root, now)
+    seal_index(edition_dir, now)
     return record
 
 
-def _errata(root: Path) -> list[Erratum]:
-    path = EditionPaths(root).errata
+def _errata(edition_dir: Path) -> list[Erratum]:
+    path = EditionPaths(edition_dir).errata
     if not path.exists():
         return []
     return list(load_model(ErrataFile, path).entries)
 
 
-def _errata_ids(root: Path) -> list[str]:
-    return [e.id for e in _errata(root)]
+def _errata_ids(edition_dir: Path) -> list[str]:
+    return [e.id for e in _errata(edition_dir)]
 
 
-def index_path(root: Path) -> Path:
+def index_path(edition_dir: Path) -> Path:
     """The index of publications lives beside the edition folders, outside any one of them."""
-    return EditionPaths(Path(root)).index
+    return EditionPaths(Path(edition_dir)).index
 
 
-def seal_index(root: Path, now: dt.datetime) -> seal.PublicationEntry | None:
+def seal_index(edition_dir: Path, now: dt.datetime) -> seal.PublicationEntry | None:
     """Append the edition's current publication state to the index, unless it is already the
     latest line for it: at first publication, and once for each build that finds new errata."""
-    published = seal.published_sha(root)
+    published = seal.published_sha(edition_dir)
     if published is None:
         return None
-    path = index_path(root)
+    path = index_path(edition_dir)
     with _index_lock(path):
         lines = seal.read_index(path)
-        errata = _errata(root)
-        mine = seal.for_edition(lines, EditionPaths(root).id)
+        errata = _errata(edition_dir)
+        mine = seal.for_edition(lines, EditionPaths(edition_dir).id)
         head = seal.chain(published, errata)[-1]
         named = seal.named_files(errata)
         # A line recorded before errata sealed bytes gets one successor that seals them.
         if mine and mine[-1].entry.digest == head and (mine[-1].entry.files or not named):
             return None
-        files = sealed_files(root, named)
-        entry = seal.entry_for(EditionPaths(root).id, published, errata, lines, now, files)
+        files = sealed_files(edition_dir, named)
+        entry = seal.entry_for(EditionPaths(edition_dir).id, published, errata, lines, now, files)
         seal.append_entry(path, entry)
     return entry
 
 
-def sealed_files(root: Path, named: list[str]) -> dict[str, seal.SealedFile]:
+def sealed_files(edition_dir: Path, named: list[str]) -> dict[str, seal.SealedFile]:
     """The bytes of every file the errata name; a named file that does not exist is refused."""
     files = {}
     for name in named:
-        sealed = seal.seal_file(root / name)
+        sealed = seal.seal_file(edition_dir / name)
         if sealed is None:
             raise UsageProblem(
-                f"edition {EditionPaths(root).id}: errata.yaml names '{name}' under `files`, "
-                "but there is no such file; restore it, or name the file the erratum changed"
+                f"edition {EditionPaths(edition_dir).id}: errata.yaml names '{name}' under "
+                "`files`, but there is no such file; restore it, or name the file the erratum "
+                "changed"
             )
         files[name] = sealed
     return files
@@ -133,11 +136,11 @@ def _index_lock(path: Path) -> Iterator[None]:
         yield
 
 
-def sealing_problems(root: Path) -> list[str]:
+def sealing_problems(edition_dir: Path) -> list[str]:
     """Why the index says this edition is not what it published: a sealed erratum removed,
     edited or moved, or published.json gone or changed. Writes nothing."""
-    paths = EditionPaths(root)
-    path = index_path(root)
+    paths = EditionPaths(edition_dir)
+    path = index_path(edition_dir)
     try:
         lines = seal.read_index(path)
     except FileProblem as problem:
@@ -151,7 +154,7 @@ def sealing_problems(root: Path) -> list[str]:
         return problems
     latest = mine[-1]
     where = f"{path.name} line {latest.number}"
-    published = seal.published_sha(root)
+    published = seal.published_sha(edition_dir)
     if published is None:
         problems.append(
             f"edition {paths.id}: published.json is missing, but {where} records the edition as "
@@ -163,7 +166,7 @@ def sealing_problems(root: Path) -> list[str]:
             f"sha256 {latest.entry.published_json[:12]}…); restore it"
         )
     try:
-        errata = _errata(root)
+        errata = _errata(edition_dir)
     except FileProblem as problem:
         return [*problems, *problem.lines]
     for erratum_id, text in seal.sealed_problems(latest.entry, errata):
@@ -183,16 +186,16 @@ def copy_index(editions: Path, docs: Path) -> None:
         shutil.copyfile(source, docs / layout.INDEX_NAME)
 
 
-def publication_problems(root: Path, results: EditionResults) -> list[str]:
-    """Why this build must not publish `root` (empty when it may). Writes nothing."""
-    paths = EditionPaths(root)
-    sealed = sealing_problems(root)
+def publication_problems(edition_dir: Path, results: EditionResults) -> list[str]:
+    """Why this build must not publish `edition_dir` (empty when it may). Writes nothing."""
+    paths = EditionPaths(edition_dir)
+    sealed = sealing_problems(edition_dir)
     if not paths.published.exists():
         return sealed
     published = load_model(PublishedEdition, paths.published)
-    errata = _errata(root)
+    errata = _errata(edition_dir)
     covered = set(seal.named_files(errata))
-    latest = _latest_line(root)
+    latest = _latest_line(edition_dir)
     sealed_ids = {e.id for e in latest.errata} if latest else set()
     # Files an erratum not sealed yet names: this build seals their new bytes.
     pending = set(seal.named_files([e for e in errata if e.id not in sealed_ids]))
@@ -201,7 +204,7 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
     for name, digest in sorted(published.files.items()):
         if name in held:
             continue  # held to its latest sealed bytes below
-        found = published_digest(root / name, published.sizes.get(name), name)
+        found = published_digest(edition_dir / name, published.sizes.get(name), name)
         if found == digest:
             continue
         if name == layout.RESULTS:
@@ -217,7 +220,7 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
                 f"'{name}' under `files` with the figures it changes"
             )
     for name, bytes_sealed in sorted(held.items()):
-        found = seal.held_digest(root / name, bytes_sealed, name)
+        found = seal.held_digest(edition_dir / name, bytes_sealed, name)
         if name in pending or found == bytes_sealed.sha256:
             continue
         problems.append(
@@ -225,7 +228,7 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
             f"(sha256 {bytes_sealed.sha256[:12]}…, {layout.INDEX_NAME}); restore it, or add an "
             f"erratum listing '{name}' under `files` with the figures it changes"
         )
-    for name in covered_files(root):
+    for name in covered_files(edition_dir):
         if name not in published.files and not name.endswith(".jsonl") and name not in covered:
             problems.append(
                 f"edition {paths.id}: {name} was added after publication and no erratum names it"
@@ -240,43 +243,46 @@ def publication_problems(root: Path, results: EditionResults) -> list[str]:
             "results.json: corrected figures are written by the build for an erratum that "
             "corrects them; remove it, or add that erratum"
         )
-    stored = current_figures(root)
+    stored = current_figures(edition_dir)
     figures_pending = layout.RESULTS_CURRENT in (pending if held else covered)
     if stored is not None and stored != in_format_of(results, stored) and not figures_pending:
         problems.append(
             f"edition {paths.id}: its figures recomputed from the logs differ from the "
-            f"published ones ({_figures_name(root)}; a log, grade or price changed); publish "
-            "the correction as a new erratum listing 'results.json' and the figures it changes"
+            f"published ones ({_figures_name(edition_dir)}; a log, grade or price changed); "
+            "publish the correction as a new erratum listing 'results.json' and the figures it "
+            "changes"
         )
     return problems
 
 
-def _latest_line(root: Path) -> seal.PublicationEntry | None:
+def _latest_line(edition_dir: Path) -> seal.PublicationEntry | None:
     try:
-        mine = seal.for_edition(seal.read_index(index_path(root)), EditionPaths(root).id)
+        mine = seal.for_edition(
+            seal.read_index(index_path(edition_dir)), EditionPaths(edition_dir).id
+        )
     except FileProblem:
         return None  # reported by sealing_problems
     return mine[-1].entry if mine else None
 
 
-def _figures_name(root: Path) -> str:
-    current = EditionPaths(root).results_current
+def _figures_name(edition_dir: Path) -> str:
+    current = EditionPaths(edition_dir).results_current
     return layout.RESULTS_CURRENT if current.exists() else layout.RESULTS
 
 
-def current_figures(root: Path) -> EditionResults | None:
+def current_figures(edition_dir: Path) -> EditionResults | None:
     """The figures as published today: corrected by errata (`results-current.json`) if any
     erratum corrected them, else as sealed (`results.json`); None before publication."""
-    path = root / _figures_name(root)
+    path = edition_dir / _figures_name(edition_dir)
     return load_model(EditionResults, path) if path.exists() else None
 
 
-def record_after_build(root: Path, results: EditionResults, now: dt.datetime) -> None:
+def record_after_build(edition_dir: Path, results: EditionResults, now: dt.datetime) -> None:
     """After a successful build: record a first publication, or write the corrected figures an
     erratum announced beside the sealed results.json (never over it), then seal the errata."""
-    paths = EditionPaths(root)
+    paths = EditionPaths(edition_dir)
     if not paths.published.exists():
-        record_publication(root, results, now)
+        record_publication(edition_dir, results, now)
         return
     current = paths.results_current
     sealed_figures = load_model(EditionResults, paths.results) if paths.results.exists() else None
@@ -288,9 +294,9 @@ def record_after_build(root: Path, results: EditionResults, now: dt.datetime) ->
     else:
         differs = sealed_figures is None or sealed_figures != results
         # An erratum naming results.json seals the corrected figures' bytes, even unchanged.
-        if differs or layout.RESULTS_CURRENT in errata_files(root):
+        if differs or layout.RESULTS_CURRENT in errata_files(edition_dir):
             write_json(current, results)
-    seal_index(root, now)
+    seal_index(edition_dir, now)
 
 
 @contextmanager
@@ -336,9 +342,11 @@ def _restore(saved: dict[Path, bytes | None], index_sizes: dict[Path, int | None
             os.truncate(index, size)  # the index only grew: cut this build's lines
 
 
-def ensure_published(root: Path, results: EditionResults, now: dt.datetime | None = None) -> None:
+def ensure_published(
+    edition_dir: Path, results: EditionResults, now: dt.datetime | None = None
+) -> None:
     """Check, then record: what `build` does around rendering, in one call (for tests/tools)."""
-    problems = publication_problems(root, results)
+    problems = publication_problems(edition_dir, results)
     if problems:
         raise UsageProblem(*problems)
-    record_after_build(root, results, now or dt.datetime.now(dt.UTC))
+    record_after_build(edition_dir, results, now or dt.datetime.now(dt.UTC))

@@ -101,7 +101,7 @@ def reprice_data(edition: Edition, workload: str | None = None) -> dict[str, Any
             "id": m.id,
             "name": m.name,
             "vendor": m.family,
-            "provider": str(m.provider),
+            "provider": m.provider,
             "flagship": m.flagship,
         }
         for m in edition.manifest.models

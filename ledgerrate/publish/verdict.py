@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ledgerrate.schema import CellResult, EditionManifest, EditionResults, ProviderFamily
+from ledgerrate.schema import CellResult, EditionManifest, EditionResults
 
 _WITHDRAWN_BY = re.compile(r"^withdrawn: \S+ by erratum (\S+)$")
 
@@ -60,7 +60,7 @@ def _none_rated(results: EditionResults, manifest: EditionManifest, bar: float) 
     language = [
         m
         for m in manifest.models
-        if m.provider != ProviderFamily.baseline
+        if not m.is_reference
         and any(c.model == m.id and not c.is_reference for w in results.workloads for c in w.cells)
     ]
     if not language:
@@ -68,7 +68,7 @@ def _none_rated(results: EditionResults, manifest: EditionManifest, bar: float) 
             "No model earned a rate in this edition: no language model was evaluated, only the "
             "deterministic reference baselines, which are shown for scale and never rated."
         )
-    hosted = any(m.local is None for m in manifest.models if m.provider != ProviderFamily.baseline)
+    hosted = any(m.local is None for m in manifest.models if not m.is_reference)
     graded = [c for w in results.workloads for c in w.cells if _graded(c)]
     passes, runs = sum(c.passes for c in graded), sum(c.n for c in graded)
     if len(language) == 1:

@@ -33,7 +33,6 @@ from ledgerrate.providers.base import (
     Provider,
     ProviderFactory,
 )
-from ledgerrate.providers.baseline import baseline_record
 from ledgerrate.providers.client import api_client
 from ledgerrate.run import agent, bodies, calls, probe, rawlog, unfinished
 from ledgerrate.run.durable import GroupCommit
@@ -45,13 +44,13 @@ from ledgerrate.schema import (
     CostBasis,
     Mode,
     ModelSpec,
-    ProviderFamily,
     RunRecord,
     RunStatus,
     ServedModel,
     Usage,
 )
 from ledgerrate.workloads.base import Dataset, Item, Workload
+from ledgerrate.workloads.reference import reference_record
 
 RecordKind = Literal["registered", "reproduction"]
 BeforeSend = Callable[[CompletionRequest], Awaitable[None]]
@@ -67,7 +66,7 @@ def cell_applies(workload: Workload, spec: ModelSpec, mode: Mode) -> bool:
     """Whether (workload, model, mode) is a cell of the edition at all."""
     if mode.value not in workload.modes:
         return False
-    if spec.provider == ProviderFamily.baseline:
+    if spec.is_reference:
         return workload.baseline is not None and mode == baseline_mode(workload)
     return True
 
@@ -76,7 +75,7 @@ def api_keys(models: Sequence[ModelSpec]) -> dict[str, str]:
     """Each model's key from its environment variable; a loopback server may have none."""
     keys, problems = {}, []
     for spec in models:
-        if spec.provider == ProviderFamily.baseline:
+        if spec.is_reference:
             continue
         value = os.environ.get(spec.api_key_env, "") if spec.api_key_env else ""
         problem = key_problem(spec.id, spec.api_key_env, value, spec.base_url)
@@ -135,7 +134,7 @@ def make_cell(
         plan.finished,
         spend_usd=spent,
         already_complete=plan.complete_already,
-        timeout_s=spec.timeout_s if spec.provider != ProviderFamily.baseline else None,
+        timeout_s=spec.timeout_s if not spec.is_reference else None,
     )
     compact = not any(r.request is not None for r in records)
     return Cell(workload, spec, mode, dataset, dataset_hash, path, plan, summary, kind, compact)
@@ -275,7 +274,7 @@ class Runner:
                 factory = make_provider
             for cell in cells:
                 spec = cell.spec
-                if spec.provider != ProviderFamily.baseline and spec.id not in self.completes:
+                if not spec.is_reference and spec.id not in self.completes:
                     provider = factory(spec, client, self.keys[spec.id])
                     self.completes[spec.id] = self._limited(spec, provider)
                     self.bodies[spec.id] = getattr(provider, "request_body", None)
@@ -298,9 +297,7 @@ class Runner:
         model id → the one-line reason for each model whose endpoint drops the tools."""
         refused: dict[str, str] = {}
         models = {
-            c.spec.id: c.spec
-            for c in cells
-            if c.mode == Mode.agentic and c.spec.provider != ProviderFamily.baseline
+            c.spec.id: c.spec for c in cells if c.mode == Mode.agentic and not c.spec.is_reference
         }
         for spec in models.values():
             # A small cap: the probe needs a few tokens, never the model's full budget.
@@ -402,8 +399,8 @@ class Runner:
         outside = self._outside(started)
         clock = time.perf_counter()
         prompt = cell.workload.prompt(item)
-        if cell.spec.provider == ProviderFamily.baseline:
-            record = await baseline_record(
+        if cell.spec.is_reference:
+            record = await reference_record(
                 cell.workload,
                 item,
                 cell.dataset,

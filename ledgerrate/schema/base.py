@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Final, Literal
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -43,6 +45,20 @@ HashSchemeField = Annotated[
     ),
 ]
 Usd = Annotated[Decimal, Field(description="US dollars, exact decimal (serialised as a string).")]
+
+
+def is_loopback(base_url: str | None) -> bool:
+    """Whether `base_url` points at this machine (a self-hosted server: a key protects nothing).
+    Here, with the models that validate a `base_url`, so the schema imports nothing above it."""
+    if not base_url:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # The longest legitimate text is a model's answer or a tool's output inside a run record.
@@ -126,7 +142,12 @@ class ProviderFamily(Spelled):
     openai = "openai"
     anthropic = "anthropic"
     gemini = "gemini"
-    baseline = "baseline"
+
+
+OLD_REFERENCE_PROVIDER: Final = "baseline"
+"""How editions sealed before 2026-12-06 spell the reference solver: `provider: baseline`, as if
+it were an API family. It is read as `solver: reference` (`ModelSpec`) and is never a family
+(ARCHITECTURE.md §3)."""
 
 
 # Family names registered by `ledgerrate.providers.families` (each family's module declares its
@@ -139,6 +160,8 @@ def register_provider_family(name: str) -> None:
     """Make `name` a valid `provider:` (called by the providers' registry)."""
     if not _ONE_SPELLING.match(name):
         raise ValueError(f"provider family {name!r} is not kebab case")
+    if name == OLD_REFERENCE_PROVIDER:
+        raise ValueError(f"{name!r} is the reference solver's old spelling, not an API family")
     _REGISTERED_FAMILIES[name] = None
 
 
@@ -164,7 +187,8 @@ class _FamiliesJsonSchema:
     def __get_pydantic_json_schema__(
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        return {"type": "string", "enum": list(provider_families())}
+        # The old spelling of the reference solver stays valid, so sealed files validate too.
+        return {"type": "string", "enum": [*provider_families(), OLD_REFERENCE_PROVIDER]}
 
 
 ProviderName = Annotated[str, AfterValidator(_known_family), _FamiliesJsonSchema()]

@@ -6,10 +6,17 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import (
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
-from ledgerrate.keys import is_loopback
 from ledgerrate.schema.base import (
+    OLD_REFERENCE_PROVIDER,
     SCHEMA_VERSION,
     HashSchemeField,
     Line,
@@ -22,6 +29,7 @@ from ledgerrate.schema.base import (
     Url,
     Usd,
     WorkloadId,
+    is_loopback,
 )
 from ledgerrate.schema.escrow import SeedEscrow
 
@@ -71,11 +79,26 @@ class LocalServer(Strict):
 
 
 class ModelSpec(Strict):
-    """One model under evaluation (or the reference baseline)."""
+    """One model under evaluation, or the reference solver (`solver: reference`): each
+    workload's deterministic, non-LLM solver, run in-process and costed by CPU time, shown for
+    scale and never ranked. A model names its API family (`provider`); the reference solver
+    names none."""
 
     id: Slug = Field(description="Our id for the model, used in paths and URLs.")
     name: Line = Field(description="Human-readable name shown on pages.")
-    provider: ProviderName = Field(description="API family of the adapter that calls it.")
+    provider: ProviderName | None = Field(
+        default=None,
+        description="API family of the adapter that calls it; absent for the reference solver.",
+        exclude_if=lambda v: v is None,
+    )
+    solver: Literal["reference"] | None = Field(
+        default=None,
+        description="`reference`: not a model but each workload's deterministic reference "
+        "solver (no API, no provider; cost is its CPU time at the edition's compute price). "
+        "Editions sealed before 2026-12-06 spell it `provider: baseline`, which still reads.",
+        # Left out when unset, so every model's dump (and sealed edition hash) is as it was.
+        exclude_if=lambda v: v is None,
+    )
     family: Line = Field(
         description="Vendor family (e.g. `openai`, `anthropic`), used to disclose a judge of the "
         "same family."
@@ -108,6 +131,50 @@ class ModelSpec(Strict):
         exclude_if=lambda v: v is None,
     )
 
+    # Whether this spec was read from the old spelling `provider: baseline`: it is dumped back
+    # that way, so the edition hash of a sealed edition.yaml (its dump) is what was sealed.
+    _old_spelling: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _reference_old_spelling(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ModelSpec]
+    ) -> ModelSpec:
+        old = isinstance(data, dict) and data.get("provider") == OLD_REFERENCE_PROVIDER
+        if old:
+            if data.get("solver") is not None:
+                raise ValueError(
+                    "give `solver: reference` alone: `provider: baseline` is its old spelling"
+                )
+            data = {k: v for k, v in data.items() if k != "provider"} | {"solver": "reference"}
+        spec = handler(data)
+        spec._old_spelling = old
+        return spec
+
+    @model_serializer(mode="wrap")
+    def _dump_as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if self._old_spelling:
+            dumped.pop("solver", None)
+            dumped["provider"] = OLD_REFERENCE_PROVIDER
+        return dumped
+
+    @property
+    def is_reference(self) -> bool:
+        """The reference solver, not a model: no API, no tokens, never ranked."""
+        return self.solver == "reference"
+
+    @model_validator(mode="after")
+    def _provider_or_solver(self) -> ModelSpec:
+        if self.provider is not None and self.solver is not None:
+            raise ValueError("give `provider` for a model or `solver: reference`, not both")
+        if self.provider is None and self.solver is None:
+            raise ValueError(
+                "provider is missing: name the API family that calls the model "
+                "(or `solver: reference` for the workloads' reference solver)"
+            )
+        return self
+
     @model_validator(mode="after")
     def _local_server(self) -> ModelSpec:
         if self.local is None:
@@ -125,7 +192,7 @@ class ModelSpec(Strict):
 
     @model_validator(mode="after")
     def _api_fields(self) -> ModelSpec:
-        if self.provider != ProviderFamily.baseline:
+        if not self.is_reference:
             needed = ["api_model", "base_url", "api_key_env"]
             if self.provider == ProviderFamily.openai and is_loopback(self.base_url):
                 needed.remove("api_key_env")  # a self-hosted server on this machine needs no key

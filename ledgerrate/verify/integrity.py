@@ -37,9 +37,9 @@ TOP_LEVEL = {
 }
 
 
-def run_logs(root: Path) -> list[Path]:
+def run_logs(edition_dir: Path) -> list[Path]:
     """Registered runs and reproductions (reproductions/grades holds grades, not runs)."""
-    paths = layout.EditionPaths(root)
+    paths = layout.EditionPaths(edition_dir)
     grades = paths.reproduction_grades_dir
     return sorted(
         [*paths.runs_dir.rglob("*.jsonl")]
@@ -47,30 +47,33 @@ def run_logs(root: Path) -> list[Path]:
     )
 
 
-def grade_logs(root: Path) -> list[Path]:
-    paths = layout.EditionPaths(root)
+def grade_logs(edition_dir: Path) -> list[Path]:
+    paths = layout.EditionPaths(edition_dir)
     return sorted(
         [*paths.grades_dir.rglob("*.jsonl"), *paths.reproduction_grades_dir.rglob("*.jsonl")]
     )
 
 
-def check_schemas(root: Path, report: Report, logs=None) -> None:
+def check_schemas(edition_dir: Path, report: Report, logs=None) -> None:
     """Every file parses against its schema; `logs` (verify/parsed.py's `EditionLogs`) are the
     run and grade logs already read, or None to read them here."""
     for name, model in TOP_LEVEL.items():
-        path = root / name
+        path = edition_dir / name
         if not path.exists():
             continue
-        _parse(report, path, root, lambda p, m=model: load_model(m, p))
-    for card in sorted(layout.EditionPaths(root).datasets_dir.glob("*/card.json")):
-        _parse(report, card, root, lambda p: load_model(DatasetCard, p))
+        _parse(report, path, edition_dir, lambda p, m=model: load_model(m, p))
+    for card in sorted(layout.EditionPaths(edition_dir).datasets_dir.glob("*/card.json")):
+        _parse(report, card, edition_dir, lambda p: load_model(DatasetCard, p))
     if logs is None:
-        for model, found in ((RunRecord, run_logs(root)), (GradeRecord, grade_logs(root))):
+        for model, found in (
+            (RunRecord, run_logs(edition_dir)),
+            (GradeRecord, grade_logs(edition_dir)),
+        ):
             for log in found:
-                _parse(report, log, root, lambda p, m=model: _strict_jsonl(p, m))
+                _parse(report, log, edition_dir, lambda p, m=model: _strict_jsonl(p, m))
         return
     for parsed in [*logs.runs, *logs.grades]:
-        _parse(report, parsed.path, root, lambda _p, parsed=parsed: _strict_parsed(parsed))
+        _parse(report, parsed.path, edition_dir, lambda _p, parsed=parsed: _strict_parsed(parsed))
 
 
 def _strict_jsonl(path: Path, model: type) -> list:
@@ -91,8 +94,8 @@ def _strict_parsed(parsed) -> None:
         raise FileProblem(parsed.path, [parsed.torn])
 
 
-def _parse(report: Report, path: Path, root: Path, parse) -> None:
-    rel = path.relative_to(root).as_posix()
+def _parse(report: Report, path: Path, edition_dir: Path, parse) -> None:
+    rel = path.relative_to(edition_dir).as_posix()
     try:
         parse(path)
         report.expect("files parsed against their schema", True, file=rel)
@@ -107,7 +110,9 @@ def _parse(report: Report, path: Path, root: Path, parse) -> None:
             )
 
 
-def check_sums(root: Path, sums_text: str, report: Report, label: str = "SHA256SUMS") -> None:
+def check_sums(
+    edition_dir: Path, sums_text: str, report: Report, label: str = "SHA256SUMS"
+) -> None:
     """`sha256  path` lines (sha256sum format): each listed file exists and matches."""
     listed = set()
     for number, line in enumerate(sums_text.splitlines(), start=1):
@@ -116,8 +121,8 @@ def check_sums(root: Path, sums_text: str, report: Report, label: str = "SHA256S
         digest, _, name = line.partition("  ")
         name = name.strip()
         listed.add(name)
-        path = (root / name).resolve()
-        if root.resolve() not in path.parents or not path.is_file():
+        path = (edition_dir / name).resolve()
+        if edition_dir.resolve() not in path.parents or not path.is_file():
             report.fail(
                 "checksums",
                 file=label,
@@ -137,28 +142,28 @@ def check_sums(root: Path, sums_text: str, report: Report, label: str = "SHA256S
         )
 
 
-def check_published(root: Path, report: Report, index: Path | None = None) -> None:
+def check_published(edition_dir: Path, report: Report, index: Path | None = None) -> None:
     """Files recorded at publication still have their hashes, and every file an erratum names
     has the bytes the index of publications sealed with it (a log: its sealed bytes, followed by
     anything appended since). `index`: the index of publications (default: beside the edition).
     """
-    paths = layout.EditionPaths(root)
+    paths = layout.EditionPaths(edition_dir)
     published_path = paths.published
     if not published_path.exists():
         return  # whether it must exist is verify/publication.py's question
     published = load_model(PublishedEdition, published_path)
-    latest = _latest_line(root, index if index is not None else paths.index)
+    latest = _latest_line(edition_dir, index if index is not None else paths.index)
     held = (latest.entry.files if latest else None) or {}
     where = f"{layout.INDEX_NAME} line {latest.number}" if latest else layout.INDEX_NAME
     # Named by errata while no index line seals their bytes (no index beside the edition, or a
     # line recorded before lines sealed bytes): an erratum vouches for them, as it did before;
     # the next build seals them, and with no index the publication is anchored nowhere anyway.
-    legacy = errata_files(root) if latest is None or latest.entry.files is None else set()
+    legacy = errata_files(edition_dir) if latest is None or latest.entry.files is None else set()
     category = "published files unchanged or corrected by an erratum"
     for name in sorted(set(published.files) | set(held)):
         if name in held:
             sealed = held[name]
-            found = seal.held_digest(root / name, sealed, name)
+            found = seal.held_digest(edition_dir / name, sealed, name)
             report.expect(
                 category,
                 found == sealed.sha256,
@@ -169,7 +174,7 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
             )
             continue
         digest = published.files[name]
-        found = published_digest(root / name, published.sizes.get(name), name)
+        found = published_digest(edition_dir / name, published.sizes.get(name), name)
         if found != digest and name in legacy:
             report.expect(category, True, file=name)
             report.notes.append(
@@ -196,9 +201,9 @@ def check_published(root: Path, report: Report, index: Path | None = None) -> No
         )
 
 
-def _latest_line(root: Path, index: Path) -> seal.IndexLine | None:
+def _latest_line(edition_dir: Path, index: Path) -> seal.IndexLine | None:
     try:
-        mine = seal.for_edition(seal.read_index(index), root.name)
+        mine = seal.for_edition(seal.read_index(index), edition_dir.name)
     except FileProblem:
         return None  # reported by verify/publication.py
     return mine[-1] if mine else None

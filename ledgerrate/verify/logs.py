@@ -22,7 +22,6 @@ from ledgerrate.schema import (
     EditionManifest,
     ErrataFile,
     Mode,
-    ProviderFamily,
     Registration,
     RunRecord,
     RunStatus,
@@ -65,7 +64,7 @@ def registered_cells(
             continue  # reported as a registration mismatch
         modes = list(workload.modes)
         for spec in manifest.models:
-            if spec.provider == ProviderFamily.baseline:
+            if spec.is_reference:
                 if workload.baseline is None:
                     continue
                 single = Mode.single_shot.value

@@ -8,7 +8,7 @@ A body kept in `bodies/` moves only its long strings there: the settings stay in
 from __future__ import annotations
 
 from ledgerrate.sampling import differences
-from ledgerrate.schema import EditionManifest, ProviderFamily
+from ledgerrate.schema import EditionManifest
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report
 
@@ -16,7 +16,7 @@ CHECK = "requests sent with the edition's sampling settings"
 
 
 def check_sampling(manifest: EditionManifest, report: Report, logs: EditionLogs) -> None:
-    specs = {s.id: s for s in manifest.models if s.provider != ProviderFamily.baseline}
+    specs = {s.id: s for s in manifest.models if not s.is_reference}
     for log in logs.runs:
         for record in log.records:
             spec = specs.get(record.model)

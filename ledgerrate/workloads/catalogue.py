@@ -11,18 +11,18 @@ from __future__ import annotations
 from functools import cache
 
 from ledgerrate.workloads.base import Workload
-from ledgerrate.workloads.execute_month_end import v1 as execute_month_end_v1
+from ledgerrate.workloads.execute_month_end import v1_revision2 as execute_month_end_v1
 from ledgerrate.workloads.execute_month_end import v2 as execute_month_end_v2
 from ledgerrate.workloads.extract_invoice import v1 as extract_invoice_v1
 from ledgerrate.workloads.extract_invoice import v2 as extract_invoice_v2
 from ledgerrate.workloads.generate_variance_commentary import (
     v1_judged as generate_variance_commentary_v1,
 )
-from ledgerrate.workloads.query_nl2sql import v1 as query_nl2sql_v1
+from ledgerrate.workloads.query_nl2sql import v1_revision2 as query_nl2sql_v1
 from ledgerrate.workloads.query_nl2sql import v2 as query_nl2sql_v2
-from ledgerrate.workloads.reconcile_ledger import v1 as reconcile_ledger_v1
+from ledgerrate.workloads.reconcile_ledger import v1_revision2 as reconcile_ledger_v1
 from ledgerrate.workloads.synthesize_board_brief import v1_judged as synthesize_board_brief_v1
-from ledgerrate.workloads.triage_ap_inbox import v1 as triage_ap_inbox_v1
+from ledgerrate.workloads.triage_ap_inbox import v1_revision2 as triage_ap_inbox_v1
 
 WORKLOADS: tuple[Workload, ...] = (
     extract_invoice_v1.WORKLOAD,

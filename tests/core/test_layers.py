@@ -89,3 +89,29 @@ def test_an_engine_plugin_that_imports_the_build_breaks_the_contract(tmp_path: P
         {"publish/engine/parallel_pages.py": "from ledgerrate.publish.build import build_site"},
     )
     assert "ledgerrate.publish.engine.parallel_pages -> ledgerrate.publish.build" in report
+
+
+def test_the_root_modules_and_the_test_doubles_are_placed(tmp_path: Path) -> None:
+    """The loose modules at the root are core: one reaching into a stage breaks the build, as do
+    the command line importing the test doubles and a workload importing an adapter (providers
+    and workloads share a layer and are independent)."""
+    report = _lint_with_imports(
+        tmp_path,
+        {
+            "steps.py": "from ledgerrate.publish import fmt as _up",
+            "server_time.py": "from ledgerrate.run import limits as _up",
+            "bundle_format.py": "from ledgerrate.verify import bundle as _up",
+            "gc_policy.py": "from ledgerrate.metrics import cells as _up",
+            "cli.py": "from ledgerrate.testing import fake_provider as _up",
+            "workloads/answers.py": "from ledgerrate.providers import base as _up",
+        },
+    )
+    for line in (
+        "ledgerrate.steps -> ledgerrate.publish.fmt",
+        "ledgerrate.server_time -> ledgerrate.run.limits",
+        "ledgerrate.bundle_format -> ledgerrate.verify.bundle",
+        "ledgerrate.gc_policy -> ledgerrate.metrics.cells",
+        "ledgerrate.cli -> ledgerrate.testing.fake_provider",
+        "ledgerrate.workloads.answers -> ledgerrate.providers.base",
+    ):
+        assert line in report, line

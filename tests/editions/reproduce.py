@@ -28,17 +28,16 @@ from ledgerrate.hashing import canonical_json
 from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.metrics.load import runs_frame
 from ledgerrate.metrics.sittings import choose_sitting, counted_attempts
-from ledgerrate.providers.baseline import is_harness_failure
 from ledgerrate.schema import (
     ErrataFile,
     GradeRecord,
     Mode,
     Outcome,
-    ProviderFamily,
     RunRecord,
     RunStatus,
 )
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Workload
+from ledgerrate.workloads.reference import is_harness_failure
 
 _STATE = TypeAdapter(dict[str, Any])
 
@@ -92,7 +91,7 @@ class Reproduction:
 
 @dataclass(frozen=True)
 class _Rerun:
-    """A baseline re-run, shaped the way `providers/baseline.py` logs it."""
+    """A baseline re-run, shaped the way `workloads/reference.py` logs it."""
 
     status: RunStatus
     failure: str | None
@@ -103,7 +102,7 @@ class _Rerun:
 def rerun_baseline(workload: Workload, item: Item, dataset: Dataset) -> _Rerun:
     """Run the solver exactly as the runner's baseline provider does.
 
-    `providers/baseline.py` calls `workload.baseline(item, dataset)` directly in every mode:
+    `workloads/reference.py` calls `workload.baseline(item, dataset)` directly in every mode:
     no sandbox and no tool loop, even for an agentic-only workload; the solver's own
     `Answer.tool_state` is what the record stores. A solver exception becomes a model failure
     with the text "baseline raised <Type>: <message>".
@@ -171,9 +170,7 @@ def compare_edition(edition_dir: Path, cache: DatasetCache) -> Reproduction:
     registration = require_registration(edition)
     result = Reproduction(edition=edition.manifest.id)
     withdrawn = withdrawn_cells(edition.paths.root)
-    baseline_models = {
-        m.id for m in edition.manifest.models if m.provider == ProviderFamily.baseline
-    }
+    baseline_models = {m.id for m in edition.manifest.models if m.is_reference}
     for workload_id, model_id, mode, runs_path in _baseline_cells(
         edition.paths.root, baseline_models
     ):

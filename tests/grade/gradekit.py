@@ -18,10 +18,10 @@ from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import RunRecord
 from ledgerrate.testing.fake_shapes import FakeReply
 from ledgerrate.workloads.base import Dataset, Workload
-from ledgerrate.workloads.generate_variance_commentary import v1 as variance
 from ledgerrate.workloads.generate_variance_commentary import v1_judged as variance_judged
-from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
 from ledgerrate.workloads.synthesize_board_brief import v1_judged as brief_judged
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as brief
 
 VARIANCE = variance.WORKLOAD.id
 BRIEF = brief.WORKLOAD.id

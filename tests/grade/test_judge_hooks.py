@@ -13,8 +13,8 @@ import pytest
 from ledgerrate.grade.judge import JudgeUnavailable, hooks_for
 from ledgerrate.workloads.base import Answer, Grade, Item, JudgeHooks, Workload, with_judge
 from ledgerrate.workloads.catalogue import WORKLOADS
-from ledgerrate.workloads.generate_variance_commentary import v1 as variance
-from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as brief
 
 
 def _revisions() -> list[Workload]:
@@ -55,7 +55,7 @@ def test_the_frozen_versions_judge_with_revision_1s_hooks() -> None:
         listed = next(w for w in WORKLOADS if w.id == workload.ID)
         first = listed.superseded[0].judge
         assert first is not None and listed.judge == first
-        assert first.material is workload.judge_material  # v1.py's re-export of revision 1's
+        assert first.material is workload.judge_material  # re-exported from revision 1
         assert first.outcome is workload.judge_outcome
         assert first.material.__module__.endswith(f"{module}.v1_revision1")
 

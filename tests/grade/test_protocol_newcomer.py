@@ -28,7 +28,7 @@ from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html
 from ledgerrate.schema import EditionResults, WorkloadResult
 from ledgerrate.testing.fake_provider import FakeProviderServer
-from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as brief
 from tests.grade.gradekit import (
     BRIEF,
     JUDGE_KEY_ENV,

@@ -24,7 +24,7 @@ from ledgerrate.metrics.report import edition_results
 from ledgerrate.schema import CellResult, Check
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.base import Answer, Grade, Item, Workload
-from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as brief
 from tests.grade.gradekit import (
     BRIEF,
     JUDGE_KEY_ENV,

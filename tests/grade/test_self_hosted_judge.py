@@ -20,7 +20,7 @@ from ledgerrate.schema import GradeRecord
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.verify.recompute import check_costs
 from ledgerrate.verify.report import Report
-from ledgerrate.workloads.generate_variance_commentary import v1 as variance
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
 from tests.grade.gradekit import (
     JUDGE_KEY_ENV,
     NOW,

@@ -21,7 +21,7 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord
 from ledgerrate.spotcheck_flags import flags_for, methodology_notes
 from ledgerrate.testing.fake_provider import FakeProviderServer
-from ledgerrate.workloads.generate_variance_commentary import v1 as variance
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
 from tests.grade.gradekit import (
     JUDGE_KEY_ENV,
     VARIANCE,

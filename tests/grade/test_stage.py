@@ -13,8 +13,8 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord, Outcome
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
-from ledgerrate.workloads.generate_variance_commentary import v1 as variance
-from ledgerrate.workloads.synthesize_board_brief import v1 as brief
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as brief
 from tests.grade.gradekit import (
     BRIEF,
     JUDGE_KEY_ENV,

@@ -58,7 +58,7 @@ def _all_local(manifest: EditionManifest) -> EditionManifest:
     local = LocalServer(distribution="llm-example", file="llm_example/model.Q4_1.gguf", n_ctx=8192)
     models = [
         m
-        if m.provider == "baseline"
+        if m.is_reference
         else m.model_copy(update={"local": local, "concurrency": 1, "api_key_env": None})
         for m in manifest.models
     ]

@@ -18,8 +18,10 @@ NOW = dt.datetime.now(dt.UTC)
 
 
 def model(mid: str, provider: str = "openai", **extra: Any) -> dict[str, Any]:
-    if provider == "baseline":
+    if provider == "baseline":  # the reference solver's old spelling, which sealed editions hold
         return {"id": mid, "name": mid, "provider": "baseline", "family": "reference", **extra}
+    if provider == "reference":  # the reference solver: no provider, `solver: reference`
+        return {"id": mid, "name": mid, "solver": "reference", "family": "reference", **extra}
     return {
         "id": mid,
         "name": mid,
@@ -74,7 +76,7 @@ def write_edition(
         "frozen_at": opens.isoformat(),
         "models": prices
         if prices is not None
-        else {m["id"]: price() for m in models if m["provider"] != "baseline"},
+        else {m["id"]: price() for m in models if m.get("provider", "baseline") != "baseline"},
     }
     if compute:
         table["compute"] = {

@@ -203,11 +203,14 @@ def test_missing_usage_is_estimated_never_measured(edition_factory, lookup) -> N
         assert r.cost.model_usd > 0
 
 
-def test_baseline_costs_compute_only(edition_factory, lookup) -> None:
+@pytest.mark.parametrize("spelling", ["reference", "baseline"])
+def test_baseline_costs_compute_only(edition_factory, lookup, spelling: str) -> None:
+    """The reference solver runs in-process at compute cost, spelled `solver: reference` or as
+    sealed editions spell it (`provider: baseline`)."""
     root = registered(
         edition_factory,
         lookup,
-        models=[model("ref", "baseline")],
+        models=[model("ref", spelling)],
         workloads=["toy.add.v1", "toy.mul.v1"],
     )
     _, log = run(root, lookup, stub.sum_script)
@@ -373,7 +376,7 @@ def test_baseline_harness_errors_are_infra_not_failures() -> None:
     infrastructure error to exclude and re-run; a solver bug is a failure that counts."""
     import sqlite3
 
-    from ledgerrate.providers.baseline import is_harness_error
+    from ledgerrate.workloads.reference import is_harness_error
 
     assert is_harness_error(sqlite3.OperationalError("attempt to write a readonly database"))
     assert is_harness_error(sqlite3.OperationalError("disk I/O error"))

@@ -530,3 +530,22 @@ def test_a_changed_rate_card_row_is_a_mismatch(
     found = check(folder)
     assert len(found.of("mismatched", "rate card csv line")) == 1
     assert len(found.of("mismatched", "rate card json lines")) == 1
+
+
+def test_the_reference_solver_is_read_in_either_spelling() -> None:
+    """An edition names its reference solver `solver: reference`; one sealed before 2026-12-06
+    spells it `provider: baseline`. Both are left out of the ranking; a model is not."""
+    models = [
+        {"id": "new", "solver": "reference"},
+        {"id": "old", "provider": "baseline"},
+        {"id": "m", "provider": "openai"},
+    ]
+    edition = sf.Edition(
+        folder=Path("."),
+        manifest={"id": "x", "models": models},
+        pricing={},
+        errata=None,
+        runs={},
+        grades={},
+    )
+    assert edition.references() == {"new", "old"}

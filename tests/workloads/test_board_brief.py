@@ -10,7 +10,8 @@ import pytest
 
 from ledgerrate.workloads import figures
 from ledgerrate.workloads.base import Answer, Item
-from ledgerrate.workloads.synthesize_board_brief import pack_numbers, v1, v1_revision1
+from ledgerrate.workloads.synthesize_board_brief import pack_numbers, v1_revision1
+from ledgerrate.workloads.synthesize_board_brief import v1_revision2 as v1
 
 DATASET = v1.generate(random.Random(20260701), 15)
 

@@ -178,7 +178,7 @@ def _hashes_per_grade(monkeypatch: pytest.MonkeyPatch, version: Any, module: Any
 def test_grading_an_item_again_does_not_hash_its_database_again(
     monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
-    from ledgerrate.workloads.query_nl2sql import v1 as nl2sql_v1
+    from ledgerrate.workloads.query_nl2sql import v1_revision2 as nl2sql_v1
     from ledgerrate.workloads.query_nl2sql import v2 as nl2sql_v2
 
     module, db_module = (nl2sql_v1, finance_db) if version == "v1" else (nl2sql_v2, finance_db_v2)

@@ -17,7 +17,7 @@ from ledgerrate.sandbox.journal import JournalWriter, journal_tool
 from ledgerrate.tools import ToolError
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item
 from ledgerrate.workloads.execute_month_end import v1_revision1
-from ledgerrate.workloads.execute_month_end.v1 import WORKLOAD, account_names
+from ledgerrate.workloads.execute_month_end.v1_revision2 import WORKLOAD, account_names
 
 SEED = 2026
 # Measured: the close script follows the written policy literally and the documents use fixed
@@ -327,7 +327,8 @@ def test_prompt_states_the_policy_and_lists_documents(dataset: Dataset) -> None:
 
 def test_same_seed_same_dataset_hash_in_a_fresh_process(dataset: Dataset) -> None:
     code = (
-        "import random;from ledgerrate.workloads.execute_month_end.v1 import WORKLOAD as W;"
+        "import random;"
+        "from ledgerrate.workloads.execute_month_end.v1_revision2 import WORKLOAD as W;"
         f"print(W.generate(random.Random({SEED}), 15).hash)"
     )
     fresh = subprocess.run(

@@ -14,7 +14,7 @@ import pytest
 
 from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Workload
-from ledgerrate.workloads.execute_month_end import v1
+from ledgerrate.workloads.execute_month_end import v1_revision2 as v1
 from ledgerrate.workloads.execute_month_end.v2 import WORKLOAD
 
 SEED = 2026

@@ -15,7 +15,7 @@ import pytest
 from ledgerrate.hashing import sha256_file
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item
 from ledgerrate.workloads.query_nl2sql import compare
-from ledgerrate.workloads.query_nl2sql.v1 import WORKLOAD, database_for, translate
+from ledgerrate.workloads.query_nl2sql.v1_revision2 import WORKLOAD, database_for, translate
 
 SEED = 2026
 # Measured: the keyword translator answers the five easy questions and the one-join vendor
@@ -235,7 +235,7 @@ def test_agentic_toolset_offers_only_run_sql_on_the_same_sandbox(
 
 def test_same_seed_same_dataset_hash_in_a_fresh_process(dataset: Dataset) -> None:
     code = (
-        "import random;from ledgerrate.workloads.query_nl2sql.v1 import WORKLOAD as W;"
+        "import random;from ledgerrate.workloads.query_nl2sql.v1_revision2 import WORKLOAD as W;"
         f"print(W.generate(random.Random({SEED}), 15).hash)"
     )
     fresh = subprocess.run(

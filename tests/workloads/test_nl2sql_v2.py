@@ -15,7 +15,8 @@ import pytest
 from ledgerrate.hashing import sha256_file
 from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Workload
-from ledgerrate.workloads.query_nl2sql import v1, v2
+from ledgerrate.workloads.query_nl2sql import v1_revision2 as v1
+from ledgerrate.workloads.query_nl2sql import v2
 from ledgerrate.workloads.query_nl2sql.v2 import WORKLOAD
 
 SEED = 2026

@@ -17,7 +17,7 @@ import pytest
 
 from ledgerrate.synth import bank
 from ledgerrate.workloads.base import Answer, Dataset, Item
-from ledgerrate.workloads.reconcile_ledger.v1 import WORKLOAD
+from ledgerrate.workloads.reconcile_ledger.v1_revision2 import WORKLOAD
 
 SEED = 20260701
 
@@ -240,7 +240,7 @@ def test_dataset_hash_is_pinned(dataset: Dataset) -> None:
 
 def test_hash_is_identical_in_a_fresh_process(dataset: Dataset) -> None:
     code = (
-        "import random;from ledgerrate.workloads.reconcile_ledger.v1 import WORKLOAD;"
+        "import random;from ledgerrate.workloads.reconcile_ledger.v1_revision2 import WORKLOAD;"
         f"print(WORKLOAD.generate(random.Random({SEED}), 15).hash)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

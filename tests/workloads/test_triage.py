@@ -15,9 +15,9 @@ from ledgerrate import workloads
 from ledgerrate.synth import email_texts, emails
 from ledgerrate.workloads.base import Answer, Dataset, Item
 from ledgerrate.workloads.triage_ap_inbox import v1_revision1 as v1
-from ledgerrate.workloads.triage_ap_inbox.v1 import HARD_PER_BATCH
+from ledgerrate.workloads.triage_ap_inbox.v1_revision2 import HARD_PER_BATCH
 
-# The registered workload: revision 2 of the v1 grader (revision 1 stays in v1.py, verbatim).
+# The registered workload: grader revision 2 of v1 (revision 1 stays in v1_revision1.py, verbatim).
 WORKLOAD = workloads.get("triage.ap-inbox.v1")
 
 SEED = 20260701
@@ -202,7 +202,7 @@ def test_generator_hash_covers_the_wording_tables() -> None:
 
 def test_hash_is_identical_in_a_fresh_process(dataset: Dataset) -> None:
     code = (
-        "import random;from ledgerrate.workloads.triage_ap_inbox.v1 import WORKLOAD;"
+        "import random;from ledgerrate.workloads.triage_ap_inbox.v1_revision2 import WORKLOAD;"
         f"print(WORKLOAD.generate(random.Random({SEED}), 15).hash)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

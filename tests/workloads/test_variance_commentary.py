@@ -10,7 +10,7 @@ import pytest
 
 from ledgerrate.workloads import figures
 from ledgerrate.workloads.base import Answer, Item
-from ledgerrate.workloads.generate_variance_commentary import v1
+from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as v1
 
 DATASET = v1.generate(random.Random(20260701), 15)
 

@@ -103,7 +103,7 @@ def _write_share(pages: Sequence[Any], config: Any, files: Any, nav: Any, env: A
     from mkdocs.commands.build import _build_page
     from mkdocs.structure.files import InclusionLevel
 
-    from ledgerrate.publish.engine.run import WarningLines
+    from ledgerrate.publish.engine.warning_lines import WarningLines
 
     logger = logging.getLogger("mkdocs")
     capture = WarningLines()

@@ -3,7 +3,7 @@
 
 `publish/build.py` calls `run_engine` on an already rendered docs folder; the plug-ins import
 nothing back from it (a forked child of `parallel_pages.py` reports its warnings through
-`WarningLines`, defined here for that reason).
+`warning_lines.WarningLines`, which both import).
 """
 
 from __future__ import annotations
@@ -14,22 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ledgerrate.errors import UsageProblem
+from ledgerrate.publish.engine.warning_lines import WarningLines
 
 if TYPE_CHECKING:
     from ledgerrate.publish.cache import BuildCache
 
 SKIP_RENDER_ENV = "LEDGERRATE_SKIP_RENDER"
-
-
-class WarningLines(logging.Handler):
-    """The messages of the warnings (and errors) logged to it."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
 
 
 def run_mkdocs(

@@ -1332,6 +1332,11 @@ def _ratio(a: Any, b: Any) -> float | None:
     return float(Decimal(str(a)) / Decimal(str(b)))
 
 
+def _is_reference(model: dict[str, Any]) -> bool:
+    """The reference solver: `solver: reference`, or its old spelling `provider: baseline`."""
+    return model.get("solver") == "reference" or model.get("provider") == "baseline"
+
+
 @dataclass
 class Edition:
     folder: Path
@@ -1368,9 +1373,7 @@ class Edition:
         return STANDARD_N
 
     def references(self) -> set[str]:
-        return {
-            m["id"] for m in self.manifest.get("models") or [] if m.get("provider") == "baseline"
-        }
+        return {m["id"] for m in self.manifest.get("models") or [] if _is_reference(m)}
 
     def judge_family_models(self) -> set[str]:
         """Models from the judge's vendor family (edition.yaml `judge.model`'s `family`)."""

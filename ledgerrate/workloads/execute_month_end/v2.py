@@ -30,10 +30,11 @@ from ledgerrate.synth.common import item_id
 from ledgerrate.tools import ToolSpec
 from ledgerrate.workloads.base import Answer, Dataset, Item, Prompt, Workload
 from ledgerrate.workloads.execute_month_end import baseline as close_script
-from ledgerrate.workloads.execute_month_end import entry_match, scenario, v1
+from ledgerrate.workloads.execute_month_end import entry_match, scenario
 
-# v1's prompt text lives in the module of its first grader revision (v1.py re-exports the rest).
+# v1's prompt text lives in the module of its first grader revision (v1_revision2 re-exports it).
 from ledgerrate.workloads.execute_month_end import v1_revision1 as v1_prompt
+from ledgerrate.workloads.execute_month_end import v1_revision2 as v1
 
 ID = "execute.month-end.v2"
 

@@ -179,7 +179,9 @@
       if (!m) return null;
       var keys = [m.vendor, m.provider];
       for (var i = 0; i < keys.length; i += 1) {
-        if (Object.prototype.hasOwnProperty.call(view.pct, keys[i])) return dec(view.pct[keys[i]]);
+        if (keys[i] && Object.prototype.hasOwnProperty.call(view.pct, keys[i])) {
+          return dec(view.pct[keys[i]]);
+        }
       }
       return null;
     }
@@ -726,8 +728,9 @@
     var data = JSON.parse(script.textContent);
     var vendors = [];
     data.models.forEach(function (m) {
+      // A reference solver's provider is null: its vendor family alone names it.
       [m.vendor, m.provider].forEach(function (v) {
-        if (vendors.indexOf(v) < 0) vendors.push(v);
+        if (v && vendors.indexOf(v) < 0) vendors.push(v);
       });
     });
     var view = {

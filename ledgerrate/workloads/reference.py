@@ -1,8 +1,11 @@
-"""The reference baseline "provider": a workload's deterministic, non-LLM solver.
+"""Running a workload's reference solver (`Workload.baseline`): its deterministic, non-LLM
+answer to an item, for the edition entries that say `solver: reference` (ARCHITECTURE.md §3).
 
-It spends no model budget. Its cost is the CPU time of the solver, measured in the worker thread
-that runs it and priced at the edition's compute rate, so records say `compute`, never token
-spend. It sees what a model sees (the item and the dataset), never the grader.
+The solver lives beside the workload it solves; this module runs it the way the runner runs a
+model, and is no provider family: it calls no API and spends no model budget. Its cost is the
+CPU time of the solver, measured in the worker thread that runs it and priced at the edition's
+compute rate, so records say `compute`, never token spend. It sees what a model sees (the item
+and the dataset), never the grader.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ _HARNESS_SQLITE = ("readonly database", "disk I/O error", "database is locked", 
 
 
 @dataclass(frozen=True)
-class BaselineResult:
+class ReferenceResult:
     answer: Answer | None
     cpu_seconds: float
     cost: Cost
@@ -62,20 +65,21 @@ def _timed(
     return answer, time.thread_time() - start, error, infra
 
 
-async def run_baseline(
+async def run_reference(
     workload: Workload, item: Item, dataset: Dataset, pricing: PricingTable
-) -> BaselineResult:
+) -> ReferenceResult:
     """Run the reference solver on one item in a worker thread and price its CPU time."""
     if workload.baseline is None:
-        raise ValueError(f"{workload.id} has no reference baseline")
+        raise ValueError(f"{workload.id} has no reference solver")
     answer, cpu, error, infra = await asyncio.to_thread(_timed, workload, item, dataset)
-    return BaselineResult(
+    return ReferenceResult(
         answer=answer, cpu_seconds=cpu, cost=compute_cost(cpu, pricing), error=error, infra=infra
     )
 
 
 def request_body(workload: Workload, item: Item) -> dict[str, str]:
-    """What the record stores as the 'request': which solver ran on which item."""
+    """What the record stores as the 'request': which solver ran on which item. Its keys are
+    what sealed logs hold (`provider: baseline` included), so records stay alike."""
     return {
         "provider": "baseline",
         "solver": f"{workload.id} reference baseline",
@@ -84,7 +88,7 @@ def request_body(workload: Workload, item: Item) -> dict[str, str]:
     }
 
 
-async def baseline_record(
+async def reference_record(
     workload: Workload,
     item: Item,
     dataset: Dataset,
@@ -92,13 +96,13 @@ async def baseline_record(
     /,
     **fields: Any,
 ) -> RunRecord:
-    """One baseline attempt as a run record: no calls, no tokens, compute cost only.
+    """One reference-solver attempt as a run record: no calls, no tokens, compute cost only.
 
     `fields` are the identity and provenance fields the scheduler sets for every record
     (run id, edition, sitting, …, started_at, outside_window, dataset and prompt hashes).
     """
     clock = time.perf_counter()
-    outcome = await run_baseline(workload, item, dataset, pricing)
+    outcome = await run_reference(workload, item, dataset, pricing)
     answer = outcome.answer
     return RunRecord(
         **fields,
