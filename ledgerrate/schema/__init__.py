@@ -23,6 +23,8 @@ from ledgerrate.schema.edition import (
 )
 from ledgerrate.schema.escrow import *  # noqa: F403
 from ledgerrate.schema.escrow import SeedLoss
+from ledgerrate.schema.manual import *  # noqa: F403
+from ledgerrate.schema.manual import ManualSitting, ManualTimesheet
 from ledgerrate.schema.publication import *  # noqa: F403
 from ledgerrate.schema.publication import (
     CorrectedResults,
@@ -50,4 +52,6 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "spotcheck-flags": SpotcheckFlags,
     "results.json": EditionResults,
     "results-corrected.json": CorrectedResults,
+    "manual-sitting": ManualSitting,
+    "timing.yaml": ManualTimesheet,
 }
