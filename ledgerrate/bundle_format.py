@@ -34,6 +34,7 @@ INCLUDED_DIRS = (
     layout.SPOTCHECKS,
     layout.REPRODUCTIONS,
     layout.INCIDENTS,
+    layout.MANUAL,  # the manual arm's recorded sittings, when any (ARCHITECTURE.md §11)
 )
 STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"
