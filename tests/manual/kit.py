@@ -45,7 +45,8 @@ def fixture_answer(edition: Path, workload_id: str, item_id: str) -> str:
     workload = get(workload_id)
     dataset = dataset_for(edition, workload_id)
     if workload_id == EXTRACT:
-        return json.dumps(dataset.item(item_id).truth, indent=2)
+        truth = dataset.item(item_id).truth
+        return json.dumps(_as_schema(truth, workload.output_schema), indent=2)
     assert workload.baseline is not None
     answer = workload.baseline(dataset.item(item_id), dataset)
     if answer.tool_state is not None:
@@ -59,6 +60,23 @@ def fixture_answer(edition: Path, workload_id: str, item_id: str) -> str:
     if not jsonschema.Draft202012Validator(workload.output_schema).is_valid(doc):
         return ""  # the solver's answer is off-schema here: returned as no answer (a fail)
     return json.dumps(doc, indent=2)
+
+
+def _as_schema(value: Any, schema: Any) -> Any:
+    """The truth written the way the output schema asks (amounts as JSON numbers)."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _as_schema(v, props.get(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_schema(v, schema.get("items")) for v in value]
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if isinstance(value, str) and ("number" in kinds or "integer" in kinds):
+        number = float(value)
+        return int(number) if "integer" in kinds and number.is_integer() else number
+    return value
 
 
 def fill(
