@@ -216,7 +216,8 @@ def import_manual(
         edition=manifest.id,
         workload=workload_id,
         sitting=len(earlier) + 1,
-        imported_at=clock(),
+        # The real clock, whatever `now` says: when the sitting entered the edition.
+        imported_at=dt.datetime.now(dt.UTC),
         packet_sha256=packet_sha,
         returned_sha256=digest,
         test_fixture=sheet.test_fixture,

@@ -54,9 +54,12 @@ def manual_data(
 ) -> CellData:
     """The records of the latest recorded sitting (none when it is void)."""
     latest = sittings[-1].sitting
-    own = runs[runs["sitting"] == latest]
-    data = assemble_cell(key, own, grades, n)
-    return replace(data, sitting=latest, other_sittings=len(sittings) - 1, all_runs=runs)
+    _workload, model, mode = key
+    mine = runs[(runs["model"] == model) & (runs["mode"] == mode)]
+    own = mine[mine["sitting"] == latest]
+    graded = grades[(grades["model"] == model) & (grades["mode"] == mode)]
+    data = assemble_cell(key, own, graded, n)
+    return replace(data, sitting=latest, other_sittings=len(sittings) - 1, all_runs=mine)
 
 
 def cost_lines(

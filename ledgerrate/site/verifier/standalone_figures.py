@@ -1715,7 +1715,8 @@ def check_ratecard_csv(
             ok = not row["model"] and not row["cpo_usd"] and bool(row.get("reason"))
             detail = f"{where}: published {row['model'] or 'none'}, recomputed none"
         else:
-            premium = lines[wid]["frontier_premium"]
+            # The card states the premium on its flagship row only (publish/tables.py).
+            premium = lines[wid]["frontier_premium"] if label == "flagship" else None
             ok = (
                 row["model"] == want["model"]
                 and row["mode"] == want["mode"]
@@ -1754,7 +1755,11 @@ def _by_hand_row_ok(
         and row["mode"] == MANUAL[1]
         and Decimal(row["cpo_usd"]) == exact
         and Decimal(row["rate_usd"]) == exact * int(row["volume"])
-        and (row["manual_ratio"] == "" if ratio is None else float(row["manual_ratio"]) == ratio)
+        and (
+            row["manual_ratio"] == ""
+            if ratio is None
+            else row["manual_ratio"] != "" and float(row["manual_ratio"]) == ratio
+        )
     )
 
 
@@ -2059,6 +2064,8 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
             edition.errata,
             edition.runs,
             {k: [g for g in v if _before(g["graded_at"], at)] for k, v in edition.grades.items()},
+            # And the manual sittings recorded by then (a later one is published later).
+            {w: [s for s in v if _before(s["imported_at"], at)] for w, v in edition.manual.items()},
         )
         then = recompute(as_sealed, sealed, reps)
         compare_cells("results.json", sealed, then, record, explained, today=False)
