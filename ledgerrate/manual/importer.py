@@ -182,7 +182,7 @@ def import_manual(
             f"{timing}: test_fixture: a test fixture is never recorded in the bundled editions "
             f"({bundled}); import real answers only"
         )
-    if problems:
+    if problems or sealed is None:
         raise UsageProblem(*problems)
     workload = lookup(workload_id)
     dataset = dataset_for(paths.root, workload_id, lookup=lookup)

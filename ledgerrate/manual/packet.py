@@ -21,7 +21,7 @@ import yaml
 from ledgerrate.edition import load_edition, require_current_registration
 from ledgerrate.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.hashing import sha256_bytes, sha256_json
+from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import atomic_write_bytes, atomic_write_text
 from ledgerrate.manual.materials import database_bytes
 from ledgerrate.workloads.base import Workload
@@ -108,7 +108,7 @@ def _timing_template(edition: str, workload: str, digest: str, item_ids: list[st
         "workload": workload,
         "packet_sha256": digest,
     }
-    body = {
+    body: dict[str, Any] = {
         "analyst_role": "",
         "timing_statement": None,
         "hourly_rate_usd": "unknown",
@@ -199,7 +199,3 @@ def write_packet(edition_dir: Path, workload_id: str, out: Path, *, lookup: Any 
         else:
             atomic_write_bytes(path, data)
     return Packet(out=out, workload=workload_id, items=len(item_ids), digest=digest)
-
-
-def packet_digest(doc: dict[str, Any]) -> str:
-    return sha256_json(doc)

@@ -744,10 +744,11 @@ def manual_figures(
     lines = [human] + [
         None if t["usd"] == "unknown" else money(t["usd"]) for t in sitting.get("tool_costs") or []
     ]
-    total = None if any(v is None for v in lines) else sum(lines, Decimal(0))  # type: ignore[arg-type]
+    known_lines = [v for v in lines if v is not None]
+    total = None if len(known_lines) < len(lines) else sum(known_lines, Decimal(0))
     passes = figures["passes"]
     settled = figures["pass_rate"] is not None
-    figures["spend_usd"] = sum((v for v in lines if v is not None), Decimal(0))
+    figures["spend_usd"] = sum(known_lines, Decimal(0))
     figures["cpo_usd"] = (
         quantize(total / passes) if total is not None and settled and passes else None
     )
@@ -1389,7 +1390,7 @@ def recompute(
         for cell in workload.get("cells") or []:
             key = (wid, cell["model"], cell["mode"])
             protocol = cell.get("judge_protocol")
-            options = dict(
+            options: dict[str, Any] = dict(
                 n_expected=edition.n_of(wid),
                 is_reference=cell["model"] in refs,
                 seed=seed,
