@@ -315,3 +315,34 @@ def test_verify_and_the_standalone_verifier_rederive_the_manual_cells(
     assert any("cell CPO interval" in x and kit.MONTH_END in x for x in manual)
     assert any("cell void" in x and RECONCILE in x for x in manual)
     assert any("rate card csv line" in x and "by_hand" in x for x in lines)
+
+
+def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_path: Path) -> None:
+    """A sitting whose rate was changed after publication no longer gives the published cost."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(built["site"], site)
+    sitting = site / "data" / "2026-10-m" / "manual" / kit.EXTRACT / "sitting-1.json"
+    doc = json.loads(sitting.read_text())
+    doc["hourly_rate_usd"] = "0.002"
+    sitting.write_text(json.dumps(doc, indent=2))
+    alone = subprocess.run(
+        [sys.executable, str(VERIFIER / "verify_standalone.py"), str(site), "--quiet"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert alone.returncode == 1
+    wrong = [x for x in alone.stdout.splitlines() if x.startswith("MISMATCHED")]
+    assert any("cell manual arm" in x and kit.EXTRACT in x for x in wrong), wrong
+    assert any("cell CPO" in x and "manual/by-hand" in x for x in wrong), wrong
+
+    edition = tmp_path / "editions" / "2026-10-m"
+    shutil.copytree(built["edition"], edition)
+    shutil.copy(built["edition"].parent / "publications.jsonl", edition.parent)
+    own = edition / "manual" / kit.EXTRACT / "sitting-1.json"
+    doc = json.loads(own.read_text())
+    doc["hourly_rate_usd"] = "0.002"
+    own.write_text(json.dumps(doc, indent=2))
+    verify = subprocess.run([CLI, "verify", str(edition)], capture_output=True, text=True)
+    assert verify.returncode == 1
+    assert "manual" in verify.stdout
