@@ -155,3 +155,10 @@ def test_the_ratio_is_shown_only_where_both_qualify() -> None:
         else:
             assert hand.vs_cheapest is None and hand.vs_cheapest_text is None
     assert ratio_text(1250.4) == "×1,250" and ratio_text(0.0123) == "×0.012"
+
+
+def test_the_manual_arm_has_no_trendline() -> None:
+    from ledgerrate.metrics.trend import trend_points
+
+    points = trend_points([_with_manual_arms()])
+    assert points and all(p.model != "manual" for p in points)
