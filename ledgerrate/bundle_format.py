@@ -35,6 +35,7 @@ INCLUDED_DIRS = (
     layout.SPOTCHECKS,
     layout.REPRODUCTIONS,
     layout.INCIDENTS,
+    layout.MANUAL,  # the manual arm's recorded sittings, when any (ARCHITECTURE.md §12)
 )
 STATEMENT = "statement.intoto.json"
 SUMS = "SHA256SUMS"

@@ -408,6 +408,15 @@ def spotcheck_import(
         typer.echo(line)
 
 
+def _register_manual() -> None:
+    from ledgerrate.manual.commands import register
+
+    register(app, friendly)
+
+
+_register_manual()
+
+
 def _local_spec(edition: Path, model: str) -> Any:
     from ledgerrate.edition import load_edition
 

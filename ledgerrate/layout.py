@@ -41,6 +41,12 @@ PROBES: Final = "probes"
 REPRODUCTIONS: Final = "reproductions"
 SPOTCHECKS: Final = "spotchecks"
 INCIDENTS: Final = "incidents"
+# The manual arm's recorded sittings (ARCHITECTURE.md §12): manual/<workload>/sitting-<n>.json.
+MANUAL: Final = "manual"
+MANUAL_SITTING_PREFIX: Final = "sitting-"
+# The manual cell's model slug and mode: runs/<workload>/manual/by-hand.jsonl.
+MANUAL_MODEL: Final = "manual"
+BY_HAND: Final = "by-hand"
 
 SPOTCHECK_FLAGS_SUFFIX: Final = ".flags.json"
 
@@ -195,6 +201,29 @@ class EditionPaths:
     @property
     def incidents_dir(self) -> Path:
         return self.root / INCIDENTS
+
+    @property
+    def manual_dir(self) -> Path:
+        return self.root / MANUAL
+
+    def manual_sitting(self, workload: str, sitting: int) -> Path:
+        """One recorded sitting of the manual arm of a workload (`manual import`)."""
+        return self.manual_dir / workload / f"{MANUAL_SITTING_PREFIX}{sitting}.json"
+
+    def manual_cells(self, workload: str) -> list[tuple[str, str]]:
+        """[(model, mode)] of the workload's manual cell when it has run records, else []: the
+        stages that walk the edition's models (grade, spot-checks) walk this cell too."""
+        found = self.runs(workload, MANUAL_MODEL, BY_HAND).exists()
+        return [(MANUAL_MODEL, BY_HAND)] if found else []
+
+    def manual_sittings(self) -> dict[str, list[Path]]:
+        """Every recorded manual sitting, by workload, in sitting order."""
+        found: dict[str, list[tuple[int, Path]]] = {}
+        for path in self.manual_dir.glob(f"*/{MANUAL_SITTING_PREFIX}*.json"):
+            number = path.stem[len(MANUAL_SITTING_PREFIX) :]
+            if number.isdigit():
+                found.setdefault(path.parent.name, []).append((int(number), path))
+        return {w: [p for _n, p in sorted(found[w])] for w in sorted(found)}
 
     @property
     def private_seeds(self) -> Path:

@@ -105,12 +105,16 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
             continue
         cells: dict[str, list[str]] = {}
         records: dict[str, GradeRecord] = {}
-        for spec in manifest.models:
-            for mode in workload.modes:
-                judged = _judged(paths.root, entry.id, spec.id, mode)
-                if judged:
-                    cells[_cell_key(spec.id, mode)] = [g.run_id for g in judged]
-                    records.update({g.run_id: g for g in judged})
+        # The models' cells and, when imported, the manual arm's: spot-checked like any other.
+        walked = [
+            *((spec.id, mode) for spec in manifest.models for mode in workload.modes),
+            *paths.manual_cells(entry.id),
+        ]
+        for model_id, mode in walked:
+            judged = _judged(paths.root, entry.id, model_id, mode)
+            if judged:
+                cells[_cell_key(model_id, mode)] = [g.run_id for g in judged]
+                records.update({g.run_id: g for g in judged})
         if not cells:
             continue
         sample_path = paths.spotcheck_sample(entry.id)
@@ -137,10 +141,9 @@ def sample_edition(edition_dir: Path, *, lookup: WorkloadLookup | None = None) -
         written.append(sample_path)
         dataset = dataset_for(paths.root, entry.id, lookup=lookup)
         answers: dict[str, RunRecord] = {}
-        for spec in manifest.models:
-            for mode in workload.modes:
-                for run in read_jsonl(paths.runs(entry.id, spec.id, mode), RunRecord):
-                    answers[run.run_id] = run
+        for model_id, mode in walked:
+            for run in read_jsonl(paths.runs(entry.id, model_id, mode), RunRecord):
+                answers[run.run_id] = run
         forms = [(paths.spotcheck(entry.id), sorted({r for runs in chosen.values() for r in runs}))]
         # Cells whose sample disagrees with the judge by more than 10%: every other judged run
         # of them goes to people too (the full manual regrade of §5.3).

@@ -152,38 +152,45 @@ def grade_edition(
         )
     jobs: list[JudgeJob] = []
     selected = [e for e in manifest.workloads if not only or e.id in only]
-    cells = sum(len(manifest.models) * len(lookup(e.id).modes) for e in selected)
+
+    def cells_of(entry_id: str) -> list[tuple[str, str]]:
+        # The models' cells, then the manual arm's when an analyst's answers were imported:
+        # graded by the same code, blind (ARCHITECTURE.md §12).
+        modes = lookup(entry_id).modes
+        models = [(spec.id, mode) for spec in manifest.models for mode in modes]
+        return [*models, *paths.manual_cells(entry_id)]
+
+    cells = sum(len(cells_of(e.id)) for e in selected)
     with Steps("grade", cells) as steps:
         for entry in manifest.workloads:
             if only and entry.id not in only:
                 continue
             workload = lookup(entry.id)
-            for spec_model in manifest.models:
-                for mode in workload.modes:
-                    steps.step(f"{entry.id} · {spec_model.id} · {mode}")
-                    logs = (
-                        (
-                            paths.runs(entry.id, spec_model.id, mode),
-                            paths.grades(entry.id, spec_model.id, mode),
-                        ),
-                        (
-                            paths.reproductions(entry.id, spec_model.id, mode),
-                            paths.reproduction_grades(entry.id, spec_model.id, mode),
-                        ),
+            for model_id, mode in cells_of(entry.id):
+                steps.step(f"{entry.id} · {model_id} · {mode}")
+                logs = (
+                    (
+                        paths.runs(entry.id, model_id, mode),
+                        paths.grades(entry.id, model_id, mode),
+                    ),
+                    (
+                        paths.reproductions(entry.id, model_id, mode),
+                        paths.reproduction_grades(entry.id, model_id, mode),
+                    ),
+                )
+                for runs_path, out in logs:
+                    jobs += _grade_log(
+                        summary,
+                        runs_path,
+                        out,
+                        workload,
+                        item_of,
+                        regrade,
+                        judge_ok,
+                        secret,
+                        terms,
+                        judges,
                     )
-                    for runs_path, out in logs:
-                        jobs += _grade_log(
-                            summary,
-                            runs_path,
-                            out,
-                            workload,
-                            item_of,
-                            regrade,
-                            judge_ok,
-                            secret,
-                            terms,
-                            judges,
-                        )
 
     if jobs and judge_ok:
         run_judges(

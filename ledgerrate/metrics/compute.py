@@ -18,10 +18,12 @@ from ledgerrate.metrics.intervals import (
     z_quantile,
 )
 from ledgerrate.metrics.load import CellKey, EditionInputs
+from ledgerrate.metrics.manual import manual_cell, manual_data
 from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
 from ledgerrate.metrics.routing import Arm, routing_verdict
 from ledgerrate.metrics.void import accepted_graders, cross_mode_reasons, void_reasons
 from ledgerrate.schema import (
+    MANUAL_MODEL,
     CellResult,
     EditionManifest,
     EditionResults,
@@ -89,6 +91,10 @@ def workload_result(
     data: dict[CellKey, CellData] = assemble_cells(
         _cell_keys(workload, manifest, runs), runs, grades, n
     )
+    sittings = inputs.manual.get(workload.id, [])
+    by_hand: CellKey = (workload.id, MANUAL_MODEL, Mode.by_hand.value)
+    if sittings:  # the manual arm's cell is its latest sitting's, void or not (metrics/manual)
+        data[by_hand] = manual_data(by_hand, runs, grades, n, sittings)
     crossed = cross_mode_reasons(data)
     cell_grades = _split(grades)
     accepted = accepted_graders(workload.id, inputs.registration)
@@ -112,14 +118,18 @@ def workload_result(
         )
         for key, d in data.items()
     }
+    if sittings:
+        cells[by_hand] = manual_cell(cells[by_hand], data[by_hand], sittings, seed=seed, reps=reps)
 
     def arm(cell: CellResult | None) -> Arm | None:
         return None if cell is None else Arm(cell, data[(cell.workload, cell.model, cell.mode)])
 
     listed = list(cells.values())
+    # The manual arm is shown beside the models, never ranked among them (ARCHITECTURE.md §12).
+    models = [cell for cell in listed if cell.manual is None and cell.model != MANUAL_MODEL]
     names = indices.model_names({m.id: m.name for m in manifest.models})
-    cheapest = indices.cheapest_qualifying(listed)
-    flagship = indices.flagship_cell(listed, flagships)
+    cheapest = indices.cheapest_qualifying(models)
+    flagship = indices.flagship_cell(models, flagships)
     return WorkloadResult(
         workload=workload.id,
         title=workload.title,
@@ -132,14 +142,14 @@ def workload_result(
         flagship_note=indices.flagship_note(flagship, flagships),
         frontier_premium=indices.frontier_premium(flagship, cheapest),
         flagship_premiums=indices.flagship_premiums(
-            listed,
+            models,
             {m.id: m.family for m in manifest.models if m.id in flagships},
             cheapest,
             names,
             workload.volume,
         ),
-        agentic_multiplier=indices.agentic_multipliers(listed, workload.modes),
-        reference=indices.rate_line(indices.reference_cell(listed), names, workload.volume),
+        agentic_multiplier=indices.agentic_multipliers(models, workload.modes),
+        reference=indices.rate_line(indices.reference_cell(models), names, workload.volume),
         routing=routing_verdict(
             arm(cheapest),
             arm(flagship),

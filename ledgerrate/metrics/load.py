@@ -21,6 +21,7 @@ from ledgerrate.schema import (
     EditionManifest,
     GradeRecord,
     JudgeBlock,
+    ManualSitting,
     PricingTable,
     ProbeSpend,
     Registration,
@@ -58,6 +59,8 @@ class EditionInputs:
     """Each model's tools probe spend (`probes/`), outside every cell."""
     pricing: PricingTable | None = None
     """The frozen price table: which cells are priced by time, and at what hourly rate."""
+    manual: Mapping[str, list[ManualSitting]] = field(default_factory=dict)
+    """The manual arm's recorded sittings by workload, in sitting order (ARCHITECTURE.md §12)."""
 
     # Each frame split by workload once, on first use (not a mask per workload).
     _parts: dict[str, dict[str, pd.DataFrame]] = field(
@@ -262,6 +265,14 @@ def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
     return {key: list(messages) for key, messages in flags_for(root).items()}
 
 
+def manual_sittings(paths: EditionPaths) -> dict[str, list[ManualSitting]]:
+    """Every recorded manual sitting, by workload (`manual import` writes them)."""
+    return {
+        workload: [load_model(ManualSitting, path) for path in found]
+        for workload, found in paths.manual_sittings().items()
+    }
+
+
 def cell_logs(folder: Path, logs: Iterable[tuple[Path, Iterable]]) -> list:
     """Of (log path, records) pairs, those of `folder/<workload>/<model>/<mode>.jsonl`, in the
     order `load_inputs` reads them (a caller that has already read the logs passes them)."""
@@ -299,4 +310,5 @@ def load_inputs(
         flags=spotcheck_flags(root),
         probe_spend=_probe_spend(paths, pricing),
         pricing=pricing,
+        manual=manual_sittings(paths),
     )

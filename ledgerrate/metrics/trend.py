@@ -4,6 +4,7 @@ Scores are never compared across workload versions: a version bump changes the d
 prompt or pass criteria, so the line breaks there and a new one starts, and the site annotates
 the break. Void cells are left out. Reference baselines are kept as points marked
 `is_reference` (their compute cost per success is a useful floor to see) and never ranked.
+A manual arm (ARCHITECTURE.md §12) is no model's trend and takes part in no index: left out.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def trend_points(results: Iterable[EditionResults]) -> list[TrendPoint]:
         for edition in results
         for workload in edition.workloads
         for cell in workload.cells
-        if not cell.void and cell.n > 0
+        if not cell.void and cell.n > 0 and cell.manual is None
     ]
     return sorted(points, key=lambda p: (p.date, p.edition, p.workload, p.model, str(p.mode)))
 

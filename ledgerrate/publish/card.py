@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ledgerrate.metrics.protocol import gap_summary
+from ledgerrate.publish import by_hand as by_hand_module
+from ledgerrate.publish.by_hand import ByHand
 from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.verdict import Verdict, edition_verdict, withdrawn_by
 from ledgerrate.publish.withdrawals import is_withdrawn
@@ -110,6 +112,13 @@ class CardLine:
     # nothing else was left to qualify. ("SmolLM2 (agentic)", "2026-12-01-12") pairs.
     withdrawn: tuple[tuple[str, str], ...] = ()
     n: int = 15  # the job's registered items per cell: what its pass rates are out of
+    # The manual arm (publish/by_hand.py): shown beside the models, never ranked with them.
+    by_hand: ByHand | None = None
+
+    @property
+    def by_hand_status(self) -> str | None:
+        """The word in the by-hand column when it shows no rate."""
+        return by_hand_module.NO_MANUAL if self.by_hand is None else self.by_hand.status
 
 
 @dataclass(frozen=True)
@@ -249,7 +258,9 @@ class RateCard:
         used = [ln.rate_status for ln in self.lines] + [ln.flagship_status for ln in self.lines]
         used += [r.status for r in self.references]
         words = {u.split(":")[0] for u in used if u}
-        return [(word, meaning) for word, meaning in LEGEND.items() if word in words]
+        found = [(word, meaning) for word, meaning in LEGEND.items() if word in words]
+        hand = {ln.by_hand_status for ln in self.lines} - words
+        return found + [(w, m) for w, m in by_hand_module.LEGEND.items() if w in hand]
 
     @property
     def bar_text(self) -> str:
@@ -352,7 +363,7 @@ def card_line(
     names: dict[str, str] | None = None,
     n: int = 15,
 ) -> CardLine:
-    models = [c for c in workload.cells if not c.is_reference]
+    models = [c for c in workload.cells if not c.is_reference and not by_hand_module.is_manual(c)]
     cheapest = workload.cheapest_qualifying
     rate = _priced(cheapest, workload.volume, bar) if cheapest else None
     rate_status = None if rate else (why_no_rate(models, bar) if models else NO_MODEL)
@@ -393,6 +404,9 @@ def card_line(
         premium=premium_text(workload.frontier_premium),
         withdrawn=withdrawn_cells(models, names or {}),
         n=n,
+        by_hand=by_hand_module.by_hand(
+            workload, flag_line, flag_line is not None and _flagship_qualifies(workload, flag_line)
+        ),
     )
 
 

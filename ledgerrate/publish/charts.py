@@ -42,7 +42,8 @@ QUALITY_BAR = 0.80
 FRONTIER_ID = "pareto-frontier"
 GAP_ROW_ID = "gap-row"
 # Shapes, not colours, tell modes apart; the reference baseline gets its own shape.
-MARKERS = {"single-shot": "o", "agentic": "^", "reference": "s"}
+# "by-hand": the manual arm (ARCHITECTURE.md §12), a diamond so it reads without colour.
+MARKERS = {"single-shot": "o", "agentic": "^", "reference": "s", "by-hand": "D"}
 _RC: Any = {
     "svg.fonttype": "none",  # text stays text: searchable, selectable, small
     "svg.hashsalt": "ledgerrate",  # stable element ids

@@ -447,6 +447,11 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
         write_plain(dest / body.relative_to(root), body.read_bytes())
     for sheet in sorted(edition.paths.spotchecks_dir.glob("*.csv")):
         write_plain(dest / sheet.relative_to(root), sheet.read_bytes())
+    # The manual arm's sittings (role, timing statement, stopwatch times, rate, tool lines):
+    # what its cost is computed from, so the standalone verifier can recompute it.
+    for found in edition.paths.manual_sittings().values():
+        for sitting in found:
+            write_plain(dest / sitting.relative_to(root), sitting.read_bytes())
     for incident in edition.incidents:
         for name, download in incident.downloads:
             write_plain(dest / download, (root / name).read_bytes())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ledgerrate.publish.safe import md_text, segment
+from ledgerrate.schema import MANUAL_MODEL
 
 
 def _link(text: object, target: str) -> Markup:
@@ -32,6 +33,8 @@ def primitive(name: str, root: str, text: object | None = None) -> Markup:
 
 
 def model(model_id: str, root: str, text: object | None = None) -> Markup:
+    if model_id == MANUAL_MODEL:  # the manual arm is no model: its page is the method's
+        return _link(text or "by hand (analyst)", f"{root}methodology/1.0/manual-arm.md")
     return _link(text or model_id, f"{root}models/{segment(model_id)}/index.md")
 
 

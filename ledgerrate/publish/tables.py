@@ -22,11 +22,12 @@ from typing import Any
 from markupsafe import Markup
 
 from ledgerrate.publish import downloads
+from ledgerrate.publish.by_hand import NO_MANUAL, by_hand
 from ledgerrate.publish.cache import BuildCache, key_of, place_product, write_plain
 from ledgerrate.publish.card import RateCard, reference_lines
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.withdrawals import is_withdrawn
-from ledgerrate.schema import CellResult, EditionResults, WorkloadResult
+from ledgerrate.schema import MANUAL_MODEL, CellResult, EditionResults, Mode, WorkloadResult
 
 # `results.json` is an EditionResults; its schema's `$defs` name every row type we publish.
 RESULTS_SCHEMA = "results-json.schema.json"
@@ -121,7 +122,8 @@ def _write_pair(
 
 
 _CARD_COLUMNS = ("edition", "workload", "unit", "volume", "line", "model", "mode", "cpo_usd",
-                 "rate_usd", "pass_rate", "premium", "reason")  # fmt: skip
+                 "rate_usd", "pass_rate", "premium", "reason",
+                 "manual_ratio")  # fmt: skip
 
 
 def _money(value: Decimal | None) -> str | None:
@@ -156,6 +158,7 @@ def card_rows(edition: EditionResults, card: RateCard | None = None) -> list[dic
             add(w, label, model=line.model, mode=line.mode.value, cpo_usd=_money(line.cpo_usd),
                 rate_usd=_money(line.cpo_usd * w.volume), pass_rate=line.pass_rate,
                 premium=premium)  # fmt: skip
+        _by_hand_row(w, shown, add)
         refs = [c for c in w.cells if c.is_reference]
         for cell, ref in zip(refs, reference_lines(w), strict=True):
             cpo = None if ref.status else cell.cpo_usd
@@ -164,6 +167,26 @@ def card_rows(edition: EditionResults, card: RateCard | None = None) -> list[dic
                 pass_rate=None if pass_key(cell) is None else cell.pass_rate,
                 reason=ref.status)  # fmt: skip
     return rows
+
+
+def _by_hand_row(w: WorkloadResult, shown: Any, add: Callable[..., None]) -> None:
+    """The job's by-hand line (publish/by_hand.py): the manual cell's exact CPO and rate, or why
+    there is none, and `manual_ratio` = manual CPO ÷ cheapest qualifying CPO where both qualify."""
+    if shown is not None:
+        hand = shown.by_hand
+    else:
+        flag = w.flagship
+        held = flag is not None and any(
+            c.qualifying for c in w.cells if (c.model, c.mode) == (flag.model, flag.mode)
+        )
+        hand = by_hand(w, flag, held)
+    if hand is None:
+        add(w, "by_hand", reason=NO_MANUAL)
+        return
+    add(w, "by_hand", model=MANUAL_MODEL, mode=Mode.by_hand.value, cpo_usd=_money(hand.cpo),
+        rate_usd=_money(None if hand.cpo is None else hand.cpo * w.volume),
+        pass_rate=hand.pass_rate, reason=hand.status,
+        manual_ratio=hand.vs_cheapest)  # fmt: skip
 
 
 def _workloads_json(edition: EditionResults, card: RateCard | None = None) -> bytes:

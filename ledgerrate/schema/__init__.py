@@ -24,6 +24,8 @@ from ledgerrate.schema.edition import (
 )
 from ledgerrate.schema.escrow import *  # noqa: F403
 from ledgerrate.schema.escrow import SeedLoss
+from ledgerrate.schema.manual import *  # noqa: F403
+from ledgerrate.schema.manual import ManualSitting, ManualTimesheet
 from ledgerrate.schema.price_check import *  # noqa: F403
 from ledgerrate.schema.price_check import PriceCheck
 from ledgerrate.schema.publication import *  # noqa: F403
@@ -58,4 +60,6 @@ FILE_MODELS: dict[str, type[Strict]] = {
     "price-check.json": PriceCheck,
     # Not an edition file: a reader's own prices for `results --prices` (repricing.md).
     "reader-prices.yaml": ReaderPrices,
+    "manual-sitting": ManualSitting,
+    "timing.yaml": ManualTimesheet,
 }

@@ -133,6 +133,9 @@ class Spelled(StrEnum):
 class Mode(Spelled):
     single_shot = "single-shot"
     agentic = "agentic"
+    # The manual arm (ARCHITECTURE.md §12): an analyst's answers, recorded by `manual import`.
+    # Never a mode a model runs in; no workload lists it among its `modes`.
+    by_hand = "by-hand"
 
 
 class ProviderFamily(Spelled):
@@ -214,6 +217,9 @@ class CostBasis(Spelled, old={"estimate": "estimated"}):
     measured = "measured"
     estimated = "estimated"
     compute = "compute"
+    # A manual arm's record: no model spend; its cost is the analyst's time at the recorded
+    # hourly rate plus the itemised tool lines of its sitting (`manual/<workload>/…`).
+    manual = "manual"
 
 
 class CellCostBasis(Spelled, old={"estimate": "estimated"}):
@@ -224,6 +230,7 @@ class CellCostBasis(Spelled, old={"estimate": "estimated"}):
     compute = "compute"
     mixed = "mixed"
     none = "none"
+    manual = "manual"
 
 
 class Outcome(Spelled, old={"pending_judge": "pending-judge"}):

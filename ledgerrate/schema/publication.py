@@ -21,6 +21,7 @@ from ledgerrate.schema.base import (
     Verdict,
     WorkloadId,
 )
+from ledgerrate.schema.manual import ManualArm
 
 # --------------------------------------------------------------------------- errata
 
@@ -411,6 +412,14 @@ class CellResult(Strict):
         default=None,
         description="The judged-task protocol's state (§5): spot-checks, judge–human and "
         "second-judge agreement, what is missing; null when no run has a judge's verdict.",
+    )
+    # ----- the manual arm (ARCHITECTURE.md §12); its own block, left out of model cells' dump
+    manual: ManualArm | None = Field(
+        default=None,
+        description="A manual (by-hand) cell only: the analyst's role, timing statement, hours, "
+        "hourly rate and basis and the itemised cost. Such a cell is never ranked.",
+        # Left out when unset, so results.json files sealed before it validate and hash unchanged.
+        exclude_if=lambda v: v is None,
     )
 
 

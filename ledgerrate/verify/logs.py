@@ -16,11 +16,12 @@ from collections.abc import Callable
 
 from ledgerrate.hashing import canonical_json
 from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.layout import BY_HAND, MANUAL_MODEL, EditionPaths
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
     ErrataFile,
+    ManualSitting,
     Mode,
     Registration,
     RunRecord,
@@ -75,6 +76,18 @@ def registered_cells(
     return cells
 
 
+def manual_cells(paths: EditionPaths, manifest: EditionManifest) -> list[tuple[str, str, str]]:
+    """The manual arm's cells: a workload of the edition with a recorded sitting that is not
+    void (a void sitting has no run records, ARCHITECTURE.md §12)."""
+    listed = {entry.id for entry in manifest.workloads}
+    cells = []
+    for workload, found in paths.manual_sittings().items():
+        sittings = [load_model(ManualSitting, path) for path in found]
+        if workload in listed and any(not s.void_reasons for s in sittings):
+            cells.append((workload, MANUAL_MODEL, BY_HAND))
+    return cells
+
+
 def check_run_logs(
     paths: EditionPaths,
     manifest: EditionManifest,
@@ -86,7 +99,7 @@ def check_run_logs(
     logs: EditionLogs | None = None,
 ) -> None:
     logs = logs if logs is not None else EditionLogs.read(paths.root)
-    cells = registered_cells(manifest, registration, lookup)
+    cells = [*registered_cells(manifest, registration, lookup), *manual_cells(paths, manifest)]
     expected_logs = {paths.runs(*cell) for cell in cells}
     for log in sorted(paths.runs_dir.rglob("*.jsonl")):
         report.expect(

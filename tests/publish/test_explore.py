@@ -103,8 +103,10 @@ def test_rate_card_data_lists_both_lines_per_job(tmp_path: Path, reference_only:
     res, _ = _card_and_results(reference_only)
     tables.write_workload_table(tmp_path, "", "ratecard", res, "")
     table = list(csv.DictReader(io.StringIO((tmp_path / "ratecard.csv").read_text())))
-    # Both card lines, then the reference baseline's row (shown for scale, never ranked).
-    assert [r["line"] for r in table] == ["cheapest_qualifying", "flagship", "reference"]
+    # Both card lines, the by-hand line (here: none recorded), then the reference baseline's
+    # row (shown for scale, never ranked).
+    assert [r["line"] for r in table] == ["cheapest_qualifying", "flagship", "by_hand", "reference"]
+    assert table[2]["reason"] == "no manual arm recorded" and table[2]["cpo_usd"] == ""
     if not reference_only:
         cheap = res.workloads[0].cheapest_qualifying
         assert table[0]["model"] == "small" and Decimal(table[0]["cpo_usd"]) == cheap.cpo_usd

@@ -798,6 +798,91 @@ def cell_figures(
 
 
 # --------------------------------------------------------------------------------------------
+# The manual arm (manual-arm.md): an analyst's cell, priced from its recorded sitting
+# --------------------------------------------------------------------------------------------
+
+MANUAL = ("manual", "by-hand")
+SECONDS_PER_HOUR = Decimal(3600)
+
+
+def manual_sittings(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every `manual/<workload>/sitting-<n>.json`, by workload, in sitting order."""
+    found: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for path in sorted(folder.glob("manual/*/sitting-*.json")):
+        number = path.stem[len("sitting-") :]
+        if number.isdigit():
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            found.setdefault(path.parent.name, []).append((int(number), doc))
+    return {w: [doc for _n, doc in sorted(found[w], key=lambda p: p[0])] for w in found}
+
+
+def _exact_seconds(value: Any) -> Decimal:
+    return Decimal(repr(float(value)))
+
+
+def manual_figures(
+    key: tuple[str, str, str],
+    runs: Sequence[dict[str, Any]],
+    grades: Sequence[dict[str, Any]],
+    sittings: Sequence[dict[str, Any]],
+    **options: Any,
+) -> dict[str, Any]:
+    """A manual cell: the latest recorded sitting's records figured like any cell, then its
+    itemised cost: human time = counted seconds × hourly rate ÷ 3600 (1e-12, half-even), one
+    line per tool, total unknown when any line is; CPO = total ÷ passes; the bootstrap's item
+    cost = its seconds × rate ÷ 3600 + an equal share of the tool lines."""
+    sitting = sittings[-1]
+    latest = int(sitting["sitting"])
+    own = [r for r in runs if r["sitting"] == latest]
+    figures = cell_figures(key, own, grades, **options)
+    figures["sitting"], figures["other_sittings"] = latest, len(sittings) - 1
+    void = bool(sitting.get("void_reasons"))
+    items = counted_attempts(own)
+    n = len(items)
+    counted = sum((_exact_seconds(r["latency_s"]) for r in items), Decimal(0))
+    known = n > 0 and not void
+    rate = sitting.get("hourly_rate_usd")
+    rate = None if rate is None else money(rate)
+    human = quantize(counted * rate / SECONDS_PER_HOUR) if known and rate is not None else None
+    lines = [human] + [
+        None if t["usd"] == "unknown" else money(t["usd"]) for t in sitting.get("tool_costs") or []
+    ]
+    known_lines = [v for v in lines if v is not None]
+    total = None if len(known_lines) < len(lines) else sum(known_lines, Decimal(0))
+    passes = figures["passes"]
+    settled = figures["pass_rate"] is not None
+    figures["spend_usd"] = sum(known_lines, Decimal(0))
+    figures["cpo_usd"] = (
+        quantize(total / passes) if total is not None and settled and passes else None
+    )
+    figures["cost_per_attempt_usd"] = quantize(total / n) if total is not None and n else None
+    boot = None
+    if total is not None and settled and n:
+        share = (total - (human or Decimal(0))) / Decimal(n)
+        costs = [
+            float(_exact_seconds(r["latency_s"]) * (rate or Decimal(0)) / SECONDS_PER_HOUR + share)
+            for r in items
+        ]
+        passed = [o == "pass" for _i, o, _c in figures["_items"]]
+        boot = bootstrap_cpo(options["seed"], ("cpo", *key), costs, passed, options["reps"])
+    figures["cpo_ci"] = (
+        None
+        if boot is None
+        else {"lo": boot[0], "hi": boot[1], "method": "bootstrap-percentile-95"}
+    )
+    figures["cpo_ci_dropped_share"] = None if boot is None else boot[2]
+    figures["cost_basis"] = "manual"
+    figures["qualifying"] = figures["qualifying"] and not void
+    figures["_manual"] = {
+        "hours": None if not known else counted / SECONDS_PER_HOUR,
+        "total_usd": total,
+        "human_usd": human,
+        "void_reasons": list(sitting.get("void_reasons") or []),
+    }
+    return figures
+
+
+# --------------------------------------------------------------------------------------------
 # Call costs: usage × the frozen prices
 # --------------------------------------------------------------------------------------------
 
@@ -1345,6 +1430,7 @@ class Edition:
     errata: dict[str, Any] | None
     runs: dict[tuple[str, str, str], list[dict[str, Any]]]
     grades: dict[tuple[str, str, str], list[dict[str, Any]]]
+    manual: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, folder: Path) -> Edition:
@@ -1360,6 +1446,7 @@ class Edition:
             errata=read_yaml(errata_path) if errata_path.exists() else None,
             runs=runs,
             grades=cell_logs(folder / "grades"),
+            manual=manual_sittings(folder),
         )
 
     @property
@@ -1410,10 +1497,7 @@ def recompute(
         for cell in workload.get("cells") or []:
             key = (wid, cell["model"], cell["mode"])
             protocol = cell.get("judge_protocol")
-            figures = cell_figures(
-                key,
-                edition.runs.get(key, []),
-                edition.grades.get(key, []),
+            options: dict[str, Any] = dict(
                 n_expected=edition.n_of(wid),
                 is_reference=cell["model"] in refs,
                 seed=seed,
@@ -1422,6 +1506,11 @@ def recompute(
                 judged_cell=protocol is not None,
                 same_family=cell["model"] in edition.judge_family_models(),
             )
+            runs, grades = edition.runs.get(key, []), edition.grades.get(key, [])
+            if (cell["model"], cell["mode"]) == MANUAL and edition.manual.get(wid):
+                figures = manual_figures(key, runs, grades, edition.manual[wid], **options)
+            else:
+                figures = cell_figures(key, runs, grades, **options)
             figures.update(
                 model=cell["model"], mode=cell["mode"], is_reference=cell["model"] in refs
             )
@@ -1502,6 +1591,9 @@ def compare_cells(
                         f"{_plain(again[1])!r} from the cell's totals"
                         + ("" if ok else f"; published {found.get('spend_usd')!r}"),
                     )
+            arm, want_arm = found.get("manual"), expected.get("_manual")
+            if arm is not None or want_arm is not None:
+                _compare_manual(where, arm, want_arm, record)
             block = found.get("judge_protocol")
             if block:
                 want = expected["_protocol"]
@@ -1582,6 +1674,32 @@ def _compare_billed(
     )
 
 
+def _compare_manual(
+    where: str, arm: dict[str, Any] | None, want: dict[str, Any] | None, record: Record
+) -> None:
+    """A manual cell's block: hours, the human-time line and the total from its sitting."""
+    if arm is None or want is None:
+        record("mismatched", "cell manual arm", f"{where}: manual block or sitting file missing")
+        return
+    lines = arm.get("cost_lines") or [{}]
+    pairs = (
+        ("hours", arm.get("hours"), want["hours"]),
+        ("human time", lines[0].get("usd"), want["human_usd"]),
+        ("total_usd", arm.get("total_usd"), want["total_usd"]),
+    )
+    wrong = [
+        f"{name}: published {found!r}, recomputed {_plain(expected)!r}"
+        for name, found, expected in pairs
+        if not (found is None and expected is None)
+        and (found is None or expected is None or Decimal(str(found)) != expected)
+    ]
+    record(
+        "mismatched" if wrong else "matched",
+        "cell manual arm",
+        f"{where}: " + ("; ".join(wrong) if wrong else f"total {_plain(want['total_usd'])!r}"),
+    )
+
+
 def compare_lines(
     name: str,
     published: dict[str, Any],
@@ -1600,6 +1718,8 @@ def compare_lines(
         listed = {(c["model"], c["mode"]): c for c in workload.get("cells") or []}
         cells = []
         for key, figures in fresh.get(wid, {}).items():
+            if key == MANUAL:  # the manual arm is shown beside the models, never ranked
+                continue
             cell = dict(figures)
             cell["void"] = bool(listed.get(key, {}).get("void"))
             cells.append(cell)
@@ -1733,6 +1853,13 @@ def check_ratecard_csv(
     for row in rows:
         wid, label = row["workload"], row["line"]
         where = f"{path.name} {wid} {label}"
+        if label == "by_hand":
+            ok = _by_hand_row_ok(row, shown.get(wid, {}).get(MANUAL), lines.get(wid) or {})
+            detail = (
+                f"{where}: published CPO {row['cpo_usd'] or 'none'} ({row['reason'] or 'priced'})"
+            )
+            record("matched" if ok else "mismatched", "rate card csv line", detail)
+            continue
         if label == "reference":
             cell = shown.get(wid, {}).get((row["model"], row["mode"]))
             cpo = None if cell is None or row["reason"] else cell.get("cpo_usd")
@@ -1752,7 +1879,8 @@ def check_ratecard_csv(
             ok = not row["model"] and not row["cpo_usd"] and bool(row.get("reason"))
             detail = f"{where}: published {row['model'] or 'none'}, recomputed none"
         else:
-            premium = lines[wid]["frontier_premium"]
+            # The card states the premium on its flagship row only (publish/tables.py).
+            premium = lines[wid]["frontier_premium"] if label == "flagship" else None
             ok = (
                 row["model"] == want["model"]
                 and row["mode"] == want["mode"]
@@ -1766,6 +1894,37 @@ def check_ratecard_csv(
                 f"recomputed {want['model']}/{want['mode']} CPO {want['cpo_usd']}"
             )
         record("matched" if ok else "mismatched", "rate card csv line", detail)
+
+
+def _by_hand_row_ok(
+    row: dict[str, str], cell: dict[str, Any] | None, lines: dict[str, Any]
+) -> bool:
+    """The card's by-hand row: the manual cell's CPO and rate, or a reason and no figure
+    ("no manual arm recorded" when the edition has none), and `manual_ratio` = manual CPO ÷
+    cheapest qualifying CPO when both qualify (manual-arm.md)."""
+    if cell is None:
+        return not row["model"] and not row["cpo_usd"] and row["reason"] == "no manual arm recorded"
+    cpo = None if row["reason"] else cell.get("cpo_usd")
+    if cpo is None:
+        return not row["cpo_usd"] and not row["rate_usd"] and bool(row["reason"])
+    exact = Decimal(str(cpo))
+    cheapest = lines.get("cheapest_qualifying")
+    ratio = (
+        float(exact / Decimal(str(cheapest["cpo_usd"])))
+        if cell["qualifying"] and cheapest is not None and Decimal(str(cheapest["cpo_usd"])) != 0
+        else None
+    )
+    return (
+        row["model"] == MANUAL[0]
+        and row["mode"] == MANUAL[1]
+        and Decimal(row["cpo_usd"]) == exact
+        and Decimal(row["rate_usd"]) == exact * int(row["volume"])
+        and (
+            row["manual_ratio"] == ""
+            if ratio is None
+            else row["manual_ratio"] != "" and float(row["manual_ratio"]) == ratio
+        )
+    )
 
 
 def _brief(line: dict[str, Any] | None) -> str:
@@ -1811,6 +1970,8 @@ def check_void(
                     reasons.append("a rubric other than the registered one")
             if len(by_model.get(model, set())) > 1:
                 reasons.append("its modes answered different datasets")
+            if (figures.get("_manual") or {}).get("void_reasons"):
+                reasons.append("a manual sitting without its timing statement or elapsed times")
             other_grader = bool(
                 sealed and figures["n"] and set(figures["_graders"]) - {sealed.get("grader_hash")}
             )
@@ -2160,6 +2321,8 @@ def _check_figures(edition_data: Path, record: Record, reps: int) -> None:
             edition.errata,
             edition.runs,
             {k: [g for g in v if _before(g["graded_at"], at)] for k, v in edition.grades.items()},
+            # And the manual sittings recorded by then (a later one is published later).
+            {w: [s for s in v if _before(s["imported_at"], at)] for w, v in edition.manual.items()},
         )
         then = recompute(as_sealed, sealed, reps)
         compare_cells("results.json", sealed, then, record, explained, today=False)
