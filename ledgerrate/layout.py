@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import ledgerrate.schema.manual as schema_manual
+
 PRIVATE_ROOT_ENV = "LEDGERRATE_PRIVATE_DIR"
 
 # Names relative to the edition folder. They are also the names the sealed documents record
@@ -44,8 +46,8 @@ INCIDENTS: Final = "incidents"
 # The manual arm's recorded sittings (ARCHITECTURE.md §12): manual/<workload>/sitting-<n>.json.
 MANUAL: Final = "manual"
 MANUAL_SITTING_PREFIX: Final = "sitting-"
-# The manual cell's model slug and mode: runs/<workload>/manual/by-hand.jsonl.
-MANUAL_MODEL: Final = "manual"
+# The manual cell's model slug (owned by its schema) and mode: runs/<workload>/manual/by-hand.jsonl.
+MANUAL_MODEL: Final = schema_manual.MANUAL_MODEL
 BY_HAND: Final = "by-hand"
 
 SPOTCHECK_FLAGS_SUFFIX: Final = ".flags.json"

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ledgerrate import layout
 from ledgerrate.schema.base import SCHEMA_VERSION, Line, Note, Sha256, Slug, Strict, Usd, WorkloadId
 
-# The model slug of every manual cell: `runs/<workload>/manual/by-hand.jsonl`.
-MANUAL_MODEL = layout.MANUAL_MODEL
+# The model slug of every manual cell: `runs/<workload>/manual/by-hand.jsonl` (layout.py takes
+# it from here: the schema is the floor of the house and imports nothing above it).
+MANUAL_MODEL: Final = "manual"
 
 
 class ToolCost(Strict):
