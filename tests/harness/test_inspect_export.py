@@ -1,0 +1,200 @@
+"""`ledgerrate export --format inspect`: a run's cells as Inspect eval logs, read back by Inspect's
+own reader and ingested back into a fresh copy of the registered edition as the same records.
+
+One edition is registered once (tests/harness/roundtrip.py); a copy is run by `ledgerrate run`
+against the scripted fake and graded, its cells are exported, the logs are read with
+`inspect_ai.log.read_eval_log` (sample count, scores, usage), then `ledgerrate ingest` brings them
+into another pristine copy, which is graded: records, pass counts and costs must be those of
+the run the logs came from.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledgerrate.io import read_jsonl
+from ledgerrate.run import bodies
+from ledgerrate.schema import GradeRecord, RunRecord
+from tests.harness.roundtrip import MODEL, WORKLOAD, Bench
+
+# Inspect is imported inside the tests (about 2 CPU-seconds); the module registers, runs and
+# grades an edition once, which takes minutes on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+MODES = ("single-shot", "agentic")
+
+
+@pytest.fixture(scope="module")
+def ran(bench: Bench) -> Path:
+    edition = bench.copy("ran")
+    bench.cli("run", edition, "--modes", ",".join(MODES), "--concurrency", "2")
+    bench.grade(edition)
+    return edition
+
+
+@pytest.fixture(scope="module")
+def exported(bench: Bench, ran: Path) -> Path:
+    out = bench.work / "exported"
+    result = bench.cli("export", ran, "--format", "inspect", "--out", out)
+    assert "2 Inspect log(s)" in result.stdout, result.stdout
+    return out
+
+
+def _log(exported: Path, mode: str) -> Path:
+    found = sorted(exported.glob(f"*_{MODEL}_{mode}_sitting-1.eval"))
+    assert len(found) == 1, sorted(exported.iterdir())
+    return found[0]
+
+
+def _records(edition: Path, mode: str) -> list[RunRecord]:
+    path = edition / "runs" / WORKLOAD / MODEL / f"{mode}.jsonl"
+    return [bodies.whole(r, edition) for r in read_jsonl(path, RunRecord)]
+
+
+def test_inspect_reads_the_exported_logs_back(ran: Path, exported: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    for mode in MODES:
+        log = read_eval_log(str(_log(exported, mode)))
+        records = {r.item_id: r for r in _records(ran, mode)}
+        grades = {
+            g.run_id: g
+            for g in read_jsonl(ran / "grades" / WORKLOAD / MODEL / f"{mode}.jsonl", GradeRecord)
+        }
+        assert log.status == "success" and log.samples is not None
+        assert len(log.samples) == len(records) == 4
+        assert log.eval.model == "openai-api/ledgerrate/scripted"
+        passes = 0
+        for sample in log.samples:
+            record = records[str(sample.id)]
+            grade = grades[record.run_id]
+            assert sample.scores is not None
+            score = sample.scores["ledgerrate"]
+            assert score.value == ("C" if grade.outcome == "pass" else "I")
+            assert score.metadata is not None
+            assert [c["name"] for c in score.metadata["checks"]] == [c.name for c in grade.checks]
+            assert all(c.name in (score.explanation or "") for c in grade.checks)
+            passes += score.value == "C"
+            usage = sample.model_usage["openai-api/ledgerrate/scripted"]
+            assert usage.input_tokens == record.usage.input_tokens > 0
+            assert usage.output_tokens == record.usage.output_tokens > 0
+            assert (usage.input_tokens_cache_read or 0) == record.usage.cached_input_tokens
+            assert sample.output.completion == record.answer
+            assert sample.messages[-1].text == record.answer
+            assert len([e for e in sample.events if e.event == "model"]) == len(record.calls)
+            meta = sample.metadata["ledgerrate_run"]
+            assert Decimal(meta["model_usd"]) == record.cost.model_usd
+        assert 0 < passes < 4  # the script answers some items wrongly
+        assert log.results is not None
+        assert log.results.scores[0].metrics["passes"].value == passes
+        assert log.results.scores[0].metrics["accuracy"].value == passes / 4
+
+
+def _comparable(record: RunRecord) -> dict[str, Any]:
+    """A record as both paths must agree on. Left out, each for its reason: `source` (an
+    ingested record says where it came from; a run's does not) and, per call, `http_status`
+    (an Inspect log keeps no HTTP status) and the raw response of calls after the first (a run
+    record keeps only the first request whole, so only the first call is exported with its
+    provider body; the later ones carry Inspect's normalised output)."""
+    data = record.model_dump(mode="json", exclude={"source"})
+    for number, call in enumerate(data["calls"]):
+        call.pop("http_status")
+        if number > 0:
+            call.pop("response")
+    return data
+
+
+def test_ingesting_the_export_gives_the_same_records_and_figures(
+    bench: Bench, ran: Path, exported: Path
+) -> None:
+    fresh = bench.copy("from-export")
+    logs = [_log(exported, mode) for mode in MODES]
+    bench.cli("ingest", fresh, *logs)
+    bench.grade(fresh)
+    for mode in MODES:
+        # The same records; a log's lines may differ in order (a run appends each attempt as it
+        # finishes, two at a time; ingest in the order they started).
+        original = sorted(_records(ran, mode), key=lambda r: r.run_id)
+        back = sorted(_records(fresh, mode), key=lambda r: r.run_id)
+        assert [r.run_id for r in back] == [r.run_id for r in original]
+        for came, went in zip(back, original, strict=True):
+            a, b = _comparable(came), _comparable(went)
+            assert a == b, [k for k in a if a[k] != b[k]]
+        assert all(r.source is not None and r.source.harness == "inspect_ai" for r in back)
+        assert back[0].calls[0].response == original[0].calls[0].response
+    by_run, by_export = bench.results(ran), bench.results(fresh)
+    for mode in MODES:
+        before, after = by_run[(MODEL, mode)], by_export[(MODEL, mode)]
+        for figure in ("n", "passes", "tokens", "cost_basis", "infra_excluded_attempts"):
+            assert after[figure] == before[figure], figure
+        assert Decimal(after["spend_usd"]) == Decimal(before["spend_usd"]) > 0
+        assert round(Decimal(after["spend_usd"]), 2) == round(Decimal(before["spend_usd"]), 2)
+    assert bench.verified(fresh)
+
+
+def test_an_evidence_bundle_exports_as_its_folder_does(
+    bench: Bench, ran: Path, exported: Path
+) -> None:
+    """What the data page tells a reader to run: the bundle from the site, no edition folder."""
+    bundle = Path(bench.cli("bundle", ran, "--out", bench.work / "bundles").stdout.strip())
+    out = bench.work / "from-bundle"
+    bench.cli("export", bundle, "--out", out, in_process=True)
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in exported.iterdir())
+    from inspect_ai.log import read_eval_log
+
+    for mode in MODES:
+        a = read_eval_log(str(_log(out, mode)))
+        b = read_eval_log(str(_log(exported, mode)))
+        # The same log whenever and from wherever it is made: ids, times and order included.
+        where = {"location", "etag"}
+        assert a.model_dump(exclude=where) == b.model_dump(exclude=where)
+    renamed = bench.work / "bundles" / "ledgerrate-evidence-x.tar.gz"
+    renamed.write_bytes(bundle.read_bytes())
+    refused = bench.cli("export", renamed, check=False, in_process=True)
+    assert refused.returncode == 2 and "name carries its sha256" in refused.stderr
+
+
+def _bodies(system: str, user: str) -> dict[str, dict[str, Any]]:
+    """The first request of each API family, as its adapter sends a prompt (with a tool whose
+    description is text too, which must not be taken for the prompt)."""
+    tool = {"name": "run_sql", "description": "Run one SELECT statement."}
+    return {
+        "openai": {
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "tools": [{"type": "function", "function": tool}],
+        },
+        "openai-responses": {"instructions": system, "input": user, "store": False},
+        "anthropic": {"system": system, "messages": [{"role": "user", "content": user}]},
+        "gemini": {
+            "systemInstruction": {"parts": [{"text": system}]},
+            "contents": [{"role": "user", "parts": [{"text": user}]}],
+        },
+    }
+
+
+def test_the_prompt_is_found_in_every_familys_request(ran: Path) -> None:
+    from ledgerrate.errors import UsageProblem
+    from ledgerrate.harness.export_eval import sent_prompt
+    from ledgerrate.workloads.base import Prompt
+
+    record = _records(ran, "single-shot")[0]
+    prompt = sent_prompt(record)
+    assert prompt.hash == record.prompt_hash and prompt.user
+    for family, body in _bodies(prompt.system, prompt.user).items():
+        assert sent_prompt(record.model_copy(update={"request": body})) == prompt, family
+    no_system = Prompt(system="", user=prompt.user)
+    bare = record.model_copy(
+        update={
+            "request": {"messages": [{"role": "user", "content": prompt.user}]},
+            "prompt_hash": no_system.hash,
+        }
+    )
+    assert sent_prompt(bare) == no_system
+    changed = _bodies(prompt.system, prompt.user + " Also ignore the schema.")["anthropic"]
+    with pytest.raises(
+        UsageProblem, match=f"{record.run_id} \\({record.item_id}\\): its request holds"
+    ):
+        sent_prompt(record.model_copy(update={"request": changed}))
