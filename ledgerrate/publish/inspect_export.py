@@ -59,6 +59,16 @@ class ExportSummary:
         return lines
 
 
+def reader_commands(bundle_name: str, out: str = "inspect-logs") -> list[str]:
+    """What the data page tells a reader to run, in a clone of the repository beside the
+    downloaded bundle (tests/harness/test_inspect_export.py runs the export line)."""
+    return [
+        "make inspect",
+        f".venv/bin/ledgerrate export {bundle_name} --format inspect --out {out}",
+        f".venv/bin/inspect view --log-dir {out}",
+    ]
+
+
 def require_inspect() -> None:
     try:
         import inspect_ai  # noqa: F401

@@ -41,6 +41,7 @@ from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
+from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
@@ -356,6 +357,7 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "has_index": edition.paths.index.is_file(),
         "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
         "corrections": corrected.corrected_results(edition, None).corrections,
+        "export_commands": reader_commands,  # the Inspect logs made from the bundle
     }
     rel = f"{site_paths.DATA}/{segment(edition.id)}/index.md"
     _write(docs, rel, env.get_template("data.md.j2").render(ctx))

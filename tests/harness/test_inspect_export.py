@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ledgerrate.io import read_jsonl
+from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.run import bodies
 from ledgerrate.schema import GradeRecord, RunRecord
 from tests.harness.roundtrip import MODEL, WORKLOAD, Bench
@@ -141,7 +142,10 @@ def test_an_evidence_bundle_exports_as_its_folder_does(
     """What the data page tells a reader to run: the bundle from the site, no edition folder."""
     bundle = Path(bench.cli("bundle", ran, "--out", bench.work / "bundles").stdout.strip())
     out = bench.work / "from-bundle"
-    bench.cli("export", bundle, "--out", out, in_process=True)
+    # The data page's line, run where the reader downloaded the bundle.
+    line = reader_commands(bundle.name, str(out))[1].split()
+    assert line[:2] == [".venv/bin/ledgerrate", "export"] and line[2] == bundle.name
+    bench.cli(*[str(bundle) if arg == bundle.name else arg for arg in line[1:]], in_process=True)
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in exported.iterdir())
     from inspect_ai.log import read_eval_log
 
