@@ -33,6 +33,7 @@ from ledgerrate.schema.publication import (
 )
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
+from ledgerrate.schema.site import *  # noqa: F403
 
 FILE_MODELS: dict[str, type[Strict]] = {
     "edition.yaml": EditionManifest,
