@@ -45,7 +45,7 @@ from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
-from ledgerrate.publish.verifier import verifier_files
+from ledgerrate.publish.verifier import install_commands, verifier_files
 from ledgerrate.publish.workload_facts import workload_facts
 from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.workloads.base import PRIMITIVES
@@ -384,6 +384,7 @@ def render_indexes(env: Environment, site: Site, docs: Path) -> None:
             "root": "../",
             "site": site,
             "verifier": verifier_files(),
+            "verifier_commands": install_commands,
             "workload_order": in_card_order(site),
         }
         text = env.get_template(f"{name}_index.md.j2").render(context)
