@@ -6,7 +6,7 @@ Money is `Decimal` everywhere and serialises as a string so no cent is lost to f
 
 The models live in three modules by who writes the files (`edition`: the operator and
 `register`, with `escrow` for the seeds' custody; `records`: `run` and `grade`; `publication`:
-`build`); import them from here.
+`build`; `site`: the operator's facts about the site); import them from here.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ledgerrate.io import FileProblem
 from ledgerrate.publish.pages import make_env
@@ -89,3 +90,11 @@ def test_the_about_page_gets_the_block_once(tmp_path: Path) -> None:
 def test_the_bundled_site_file_states_only_what_is_true() -> None:
     facts = load_site_facts(Path(__file__).resolve().parents[2] / "editions")
     assert facts == SiteFacts(operator="The LedgerRate project")
+
+
+def test_the_operator_guides_example_is_a_valid_site_file() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "operator-guide.md").read_text()
+    start = guide.index("```yaml\n# editions/site.yaml\n") + len("```yaml\n")
+    example = yaml.safe_load(guide[start : guide.index("```", start)])
+    facts = SiteFacts.model_validate(example)
+    assert facts.operator and facts.contact and facts.next_edition and facts.schedule
