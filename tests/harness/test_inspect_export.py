@@ -10,17 +10,22 @@ the run the logs came from.
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import httpx
 import pytest
 
 from ledgerrate.io import read_jsonl
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.run import bodies
 from ledgerrate.schema import GradeRecord, RunRecord
-from tests.harness.roundtrip import MODEL, WORKLOAD, Bench
+from tests.harness.roundtrip import BIN, MODEL, WORKLOAD, Bench
 
 # Inspect is imported inside the tests (about 2 CPU-seconds); the module registers, runs and
 # grades an edition once, which takes minutes on a loaded machine.
@@ -202,3 +207,54 @@ def test_the_prompt_is_found_in_every_familys_request(ran: Path) -> None:
         UsageProblem, match=f"{record.run_id} \\({record.item_id}\\): its request holds"
     ):
         sent_prompt(record.model_copy(update={"request": changed}))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_inspect_view_lists_and_serves_the_exported_logs(exported: Path) -> None:
+    """`inspect view` itself, started and stopped here: its API lists both logs and serves
+    each one whole, as its viewer page loads them."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    view = subprocess.Popen(
+        [
+            str(BIN / "inspect"),
+            "view",
+            "--log-dir",
+            str(exported),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with httpx.Client(base_url=base, timeout=30, trust_env=False) as client:
+            deadline = time.monotonic() + 180
+            while True:
+                try:
+                    listing = client.get("/api/log-files")
+                    break
+                except httpx.TransportError:
+                    assert view.poll() is None, "inspect view exited"
+                    assert time.monotonic() < deadline, "inspect view did not start"
+                    time.sleep(0.5)
+            assert listing.status_code == 200, listing.text
+            names = {Path(f["name"]).name: f["name"] for f in listing.json()["files"]}
+            assert set(names) == {_log(exported, mode).name for mode in MODES}
+            for mode in MODES:
+                served = client.get(f"/api/logs/{quote(names[_log(exported, mode).name])}")
+                assert served.status_code == 200, served.text[:200]
+                log = served.json()
+                assert len(log["samples"]) == 4
+                assert {s["scores"]["ledgerrate"]["value"] for s in log["samples"]} <= {"C", "I"}
+            assert client.get("/").status_code == 200  # the viewer's own page
+    finally:
+        view.terminate()
+        view.wait(timeout=30)
