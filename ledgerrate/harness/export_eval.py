@@ -14,7 +14,8 @@ no score.
 What Inspect's format has no place for is said where Inspect shows it: an infrastructure
 exclusion is a sample error (`ingest` reads it back as one), the 25-step cap is the store key the
 agentic solver sets, a cut answer is the stop reason `max_tokens`; LedgerRate's own status and
-failure text are in the sample metadata (`ledgerrate_run`). A call after the first has no
+failure text are in the sample metadata (`ledgerrate_run`), and `ingest` keeps that text when
+the status the log shows is the same. A call after the first has no
 request body in LedgerRate's record (only the first request is kept), so its event carries the
 conversation and the settings, not a provider body. Costs are LedgerRate's at the frozen prices
 (metadata, exact decimals); Inspect's own `total_cost` is left out, since `ingest` never reads a
@@ -60,7 +61,13 @@ from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from ledgerrate.errors import UsageProblem
-from ledgerrate.harness.metadata import METADATA_KEY, STEP_CAP_KEY, TOOL_STATE_KEY, task_name
+from ledgerrate.harness.metadata import (
+    METADATA_KEY,
+    RUN_KEY,
+    STEP_CAP_KEY,
+    TOOL_STATE_KEY,
+    task_name,
+)
 from ledgerrate.providers import families
 from ledgerrate.schema import (
     AgentStep,
@@ -345,7 +352,7 @@ def _sample(cell: ExportCell, record: RunRecord, model: str, config: GenerateCon
                 "mode": cell.mode,
                 "model": cell.spec.id,
             },
-            "ledgerrate_run": {
+            RUN_KEY: {
                 "run_id": record.run_id,
                 "sitting": record.sitting,
                 "attempt": record.attempt,

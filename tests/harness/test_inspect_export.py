@@ -13,6 +13,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from ledgerrate.io import read_jsonl
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.run import bodies
 from ledgerrate.schema import GradeRecord, RunRecord
+from ledgerrate.testing.fake_shapes import FakeReply
 from tests.harness.roundtrip import BIN, MODEL, WORKLOAD, Bench
+from tests.harness.scripted import Script
 
 # Inspect is imported inside the tests (about 2 CPU-seconds); the module registers, runs and
 # grades an edition once, which takes minutes on a loaded machine.
@@ -33,11 +36,44 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 MODES = ("single-shot", "agentic")
 
 
+class Failing:
+    """The script's replies, with the failures a real sitting has: the last item's first
+    request in each mode is a 503 (an infrastructure exclusion, so `run` makes a second attempt)
+    and the third item's single-shot answer is cut at the output cap (a model failure)."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.failed: set[tuple[int, bool]] = set()
+
+    def __call__(self, family: str, body: dict[str, Any]) -> FakeReply | None:
+        reply = self.script.responder(family, body)
+        users = [m.get("content") for m in body.get("messages") or [] if m.get("role") == "user"]
+        if reply is None or not users or users[0] not in self.script.answers:
+            return reply
+        index, _ = self.script.answers[users[0]]
+        key = (index, bool(body.get("tools")))
+        if index == 3 and key not in self.failed:
+            self.failed.add(key)
+            return FakeReply(status=503, error_message="the fake is overloaded")
+        if index == 2 and not body.get("tools"):
+            return replace(reply, finish_reason="length")
+        return reply
+
+
 @pytest.fixture(scope="module")
 def ran(bench: Bench) -> Path:
     edition = bench.copy("ran")
-    bench.cli("run", edition, "--modes", ",".join(MODES), "--concurrency", "2")
+    script = bench.fake.responder.__self__  # type: ignore[union-attr]
+    bench.fake.responder = Failing(script)
+    try:
+        bench.cli("run", edition, "--modes", ",".join(MODES), "--concurrency", "2")
+    finally:
+        bench.fake.responder = script.responder
     bench.grade(edition)
+    for mode in MODES:
+        statuses = sorted(str(r.status) for r in _records(edition, mode))
+        assert statuses.count("infra-excluded") == 1, statuses
+    assert any(str(r.failure).startswith("truncated") for r in _records(edition, "single-shot"))
     return edition
 
 
@@ -65,18 +101,40 @@ def test_inspect_reads_the_exported_logs_back(ran: Path, exported: Path) -> None
 
     for mode in MODES:
         log = read_eval_log(str(_log(exported, mode)))
-        records = {r.item_id: r for r in _records(ran, mode)}
+        records = {r.run_id: r for r in _records(ran, mode)}
         grades = {
             g.run_id: g
             for g in read_jsonl(ran / "grades" / WORKLOAD / MODEL / f"{mode}.jsonl", GradeRecord)
         }
         assert log.status == "success" and log.samples is not None
-        assert len(log.samples) == len(records) == 4
+        # Every attempt of the sitting: four items, one of them attempted twice.
+        assert len(log.samples) == len(records) == 5
         assert log.eval.model == "openai-api/ledgerrate/scripted"
         passes = 0
         for sample in log.samples:
-            record = records[str(sample.id)]
-            grade = grades[record.run_id]
+            record = records[sample.metadata["ledgerrate_run"]["run_id"]]
+            assert sample.metadata["ledgerrate"]["item_id"] == record.item_id
+            usage = sample.model_usage["openai-api/ledgerrate/scripted"]
+            assert usage.input_tokens == record.usage.input_tokens
+            assert usage.output_tokens == record.usage.output_tokens
+            assert (usage.input_tokens_cache_read or 0) == record.usage.cached_input_tokens
+            assert len([e for e in sample.events if e.event == "model"]) == len(record.calls)
+            meta = sample.metadata["ledgerrate_run"]
+            assert Decimal(meta["model_usd"]) == record.cost.model_usd
+            assert meta["status"] == str(record.status) and meta["failure"] == record.failure
+            if str(record.status) == "infra-excluded":
+                # Inspect's own place for it: a sample error, and no score (never graded).
+                assert sample.error is not None and sample.error.message == record.failure
+                assert not sample.scores
+                continue
+            assert sample.output.completion == record.answer
+            assert sample.messages[-1].text == record.answer
+            if str(record.failure).startswith("truncated"):
+                assert sample.output.stop_reason == "max_tokens"
+            grade = grades.get(record.run_id)
+            if grade is None:
+                assert not sample.scores
+                continue
             assert sample.scores is not None
             score = sample.scores["ledgerrate"]
             assert score.value == ("C" if grade.outcome == "pass" else "I")
@@ -84,15 +142,6 @@ def test_inspect_reads_the_exported_logs_back(ran: Path, exported: Path) -> None
             assert [c["name"] for c in score.metadata["checks"]] == [c.name for c in grade.checks]
             assert all(c.name in (score.explanation or "") for c in grade.checks)
             passes += score.value == "C"
-            usage = sample.model_usage["openai-api/ledgerrate/scripted"]
-            assert usage.input_tokens == record.usage.input_tokens > 0
-            assert usage.output_tokens == record.usage.output_tokens > 0
-            assert (usage.input_tokens_cache_read or 0) == record.usage.cached_input_tokens
-            assert sample.output.completion == record.answer
-            assert sample.messages[-1].text == record.answer
-            assert len([e for e in sample.events if e.event == "model"]) == len(record.calls)
-            meta = sample.metadata["ledgerrate_run"]
-            assert Decimal(meta["model_usd"]) == record.cost.model_usd
         assert 0 < passes < 4  # the script answers some items wrongly
         assert log.results is not None
         assert log.results.scores[0].metrics["passes"].value == passes
@@ -252,9 +301,46 @@ def test_inspect_view_lists_and_serves_the_exported_logs(exported: Path) -> None
                 served = client.get(f"/api/logs/{quote(names[_log(exported, mode).name])}")
                 assert served.status_code == 200, served.text[:200]
                 log = served.json()
-                assert len(log["samples"]) == 4
-                assert {s["scores"]["ledgerrate"]["value"] for s in log["samples"]} <= {"C", "I"}
+                assert len(log["samples"]) == 5
+                scored = [
+                    s["scores"]["ledgerrate"]["value"] for s in log["samples"] if s.get("scores")
+                ]
+                assert set(scored) == {"C", "I"}
             assert client.get("/").status_code == 200  # the viewer's own page
     finally:
         view.terminate()
         view.wait(timeout=30)
+
+
+def test_an_exported_logs_own_failure_text_never_sets_a_status(
+    bench: Bench, exported: Path
+) -> None:
+    """`ingest` keeps the run's own failure text from an exported log only beside the status
+    the log itself shows: a claim in the metadata never turns a pass into a failure or back."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from ledgerrate.ingest.inspect_log import read_log
+
+    log = read_eval_log(str(_log(exported, "single-shot")))
+    assert log.samples is not None
+    for sample in log.samples:
+        own = sample.metadata["ledgerrate_run"]
+        if own["status"] == "completed":
+            own.update(status="model-failure", failure="claimed: a failure the log does not show")
+        elif own["status"] == "infra-excluded":
+            own.update(status="completed", failure="claimed: fine")
+    target = bench.work / "claims" / "claims.eval"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_eval_log(log, str(target))
+    incoming = read_log(target, "0" * 64)
+    errors = {str(s.id): s.error.message for s in log.samples if s.error is not None}
+    assert len(errors) == 1
+    assert len(incoming) == 5
+    for came in incoming:
+        assert not str(came.failure).startswith("claimed"), came.failure
+        if came.status == "completed":
+            assert came.failure is None
+        if came.status == "infra-excluded":
+            # Inspect's own paraphrase of the sample error, not the claimed text.
+            message = errors[came.sample.split("#")[0]]
+            assert came.failure == f"infra: Inspect recorded an error: {message}"
