@@ -153,6 +153,10 @@ def export_inspect(target: Path, out: Path | None = None) -> ExportSummary:
                     if r.sitting == cell.sitting and r.kind == "registered"
                 ]
                 if not records:
+                    summary.skipped.append(
+                        f"{workload.workload}/{cell.model}/{mode}: no attempt in sitting "
+                        f"{cell.sitting}: nothing to export"
+                    )
                     continue
                 cells.append(
                     ExportCell(

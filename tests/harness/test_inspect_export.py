@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+import yaml
 
 from ledgerrate.io import read_jsonl
 from ledgerrate.publish.inspect_export import reader_commands
@@ -29,6 +30,8 @@ from ledgerrate.schema import GradeRecord, RunRecord
 from ledgerrate.testing.fake_shapes import FakeReply
 from tests.harness.roundtrip import BIN, MODEL, WORKLOAD, Bench
 from tests.harness.scripted import Script
+
+REPO = Path(__file__).resolve().parents[2]
 
 # Inspect is imported inside the tests (about 2 CPU-seconds); the module registers, runs and
 # grades an edition once, which takes minutes on a loaded machine.
@@ -344,3 +347,90 @@ def test_an_exported_logs_own_failure_text_never_sets_a_status(
             # Inspect's own paraphrase of the sample error, not the claimed text.
             message = errors[came.sample.split("#")[0]]
             assert came.failure == f"infra: Inspect recorded an error: {message}"
+
+
+def test_the_bundled_local_model_edition_exports_its_published_figures(tmp_path: Path) -> None:
+    """The real case: edition 2026-12's cells of SmolLM2, each log's passes, spend and tokens
+    those its results give, the spend to the cent and exactly."""
+    from inspect_ai.log import read_eval_log
+
+    from ledgerrate.metrics.report import edition_results
+    from ledgerrate.publish.inspect_export import export_inspect, log_name
+
+    edition = REPO / "editions" / "2026-12"
+    summary = export_inspect(edition, tmp_path)
+    # Seven reference-baseline cells are a solver's, and one cell of the model never ran.
+    assert len(summary.written) == 12 and len(summary.skipped) == 8, summary.skipped
+    assert sum("reference baseline" in line for line in summary.skipped) == 7
+    results = edition_results(edition)
+    for workload in results.workloads:
+        for cell in workload.cells:
+            if cell.model == "reference":
+                continue
+            name = log_name("2026-12", cell.workload, cell.model, str(cell.mode), cell.sitting)
+            if not (tmp_path / name).exists():
+                assert cell.n == 0 and cell.missing > 0, cell
+                assert any(f"{cell.workload}/{cell.model}/" in x for x in summary.skipped)
+                continue
+            log = read_eval_log(str(tmp_path / name))
+            assert log.samples is not None and log.results is not None
+            own = log.results.metadata["ledgerrate"]  # type: ignore[index]
+            assert own["passes"] == cell.passes and own["n"] == cell.n
+            assert Decimal(own["spend_usd"]) == cell.spend_usd + cell.infra_excluded_usd
+            assert round(Decimal(own["spend_usd"]), 2) == round(
+                cell.spend_usd + cell.infra_excluded_usd, 2
+            )
+            # A cell's tokens are its counted attempts' (infrastructure exclusions are apart).
+            usages = [
+                s.model_usage[log.eval.model]
+                for s in log.samples
+                if s.metadata["ledgerrate_run"]["status"] != "infra-excluded"
+            ]
+            assert sum(u.input_tokens for u in usages) == cell.tokens.input
+            assert sum(u.output_tokens for u in usages) == cell.tokens.output
+
+
+def test_a_judged_grade_is_the_score_with_the_judges_verdict(ran: Path) -> None:
+    """The bundled judged cells hold no verdict (every answer was cut at the cap), so a judge's
+    grade is put on one of the run's attempts: a pass names the judge and its reasons, and a
+    grade still waiting for the judge is never scored as a pass."""
+    from ledgerrate.harness.export_eval import ExportCell, cell_log
+    from ledgerrate.schema import EditionManifest, JudgeBlock
+
+    records = [r for r in _records(ran, "single-shot") if str(r.status) == "completed"]
+    manifest = EditionManifest.model_validate(yaml.safe_load((ran / "edition.yaml").read_text()))
+    grades = {
+        g.run_id: g
+        for g in read_jsonl(ran / "grades" / WORKLOAD / MODEL / "single-shot.jsonl", GradeRecord)
+    }
+    judged, waiting = records[0].run_id, records[1].run_id
+    judge = JudgeBlock(
+        judge_model="j1",
+        rubric_hash="a" * 64,
+        anon_id="x1",
+        passed=True,
+        rationale="states the variance and its cause",
+    )
+    grades[judged] = grades[judged].model_copy(update={"outcome": "pass", "judge": judge})
+    grades[waiting] = grades[waiting].model_copy(update={"outcome": "pending-judge"})
+    log = cell_log(
+        ExportCell(
+            edition=ran.name,
+            workload=WORKLOAD,
+            title="t",
+            spec=manifest.models[0],
+            mode="single-shot",
+            sitting=1,
+            n=4,
+            records=records,
+            grades=grades,
+            ledgerrate_version="test",
+        )
+    )
+    assert log.samples is not None
+    scores = {s.metadata["ledgerrate_run"]["run_id"]: s.scores["ledgerrate"] for s in log.samples}  # type: ignore[index]
+    assert scores[judged].value == "C"
+    assert "judge j1: pass; states the variance and its cause" in (scores[judged].explanation or "")
+    assert scores[judged].metadata["judge"]["judge_model"] == "j1"  # type: ignore[index]
+    assert scores[waiting].value == "I"
+    assert (scores[waiting].explanation or "").startswith("pending judge: not a pass")
