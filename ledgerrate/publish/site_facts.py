@@ -8,11 +8,14 @@ by hand, so its block is appended to the copy the build makes of it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jinja2 import Environment
-
+from ledgerrate.hashing import sha256_bytes
 from ledgerrate.io import load_model
 from ledgerrate.schema import SITE_FILE, SiteFacts
+
+if TYPE_CHECKING:  # the build's no-change check imports `digest` without loading jinja
+    from jinja2 import Environment
 
 ABOUT = "about.md"
 
@@ -22,6 +25,13 @@ def load_site_facts(editions_dir: Path) -> SiteFacts:
     A file that does not validate stops the build with one line naming the file and field."""
     path = editions_dir / SITE_FILE
     return load_model(SiteFacts, path) if path.is_file() else SiteFacts()
+
+
+def digest(editions_dir: Path) -> str:
+    """What the build's no-change check must see of the file: a change to it alone changes the
+    home and About pages (publish/build.py)."""
+    path = editions_dir / SITE_FILE
+    return sha256_bytes(path.read_bytes()) if path.is_file() else "absent"
 
 
 def append_to_about(env: Environment, facts: SiteFacts, docs: Path) -> None:

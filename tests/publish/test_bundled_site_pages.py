@@ -141,3 +141,20 @@ def test_the_checksum_line_stops_a_changed_verifier(site: Path, tmp_path: Path) 
     done = _fetch_and_check(changed, work)
     assert done.returncode != 0
     assert "verify_standalone.py: FAILED" in done.stdout
+
+
+def test_a_changed_site_file_alone_rebuilds_the_pages(tmp_path: Path) -> None:
+    """The build's no-change check sees editions/site.yaml: the facts are not left stale."""
+    from ledgerrate.publish.build import build_site
+
+    editions = tmp_path / "editions"
+    shutil.copytree(REPO / "editions", editions)
+    out = tmp_path / "build"
+    site = build_site(editions=editions, out=out)
+    assert "<strong>Contact</strong>: not stated." in _read(site, "index.html")
+    (editions / "site.yaml").write_text(
+        "operator: The LedgerRate project\ncontact: https://example.org/ledgerrate/issues\n"
+    )
+    site = build_site(editions=editions, out=out)
+    for rel in ("index.html", "about/index.html"):
+        assert 'href="https://example.org/ledgerrate/issues"' in _read(site, rel), rel
