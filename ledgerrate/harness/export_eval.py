@@ -135,7 +135,9 @@ def sent_prompt(record: RunRecord) -> Prompt:
     """The registered prompt, found in the request as sent: the (system, user) pair of its
     strings whose hash is the record's `prompt_hash`, whichever API family's body it is."""
     texts = list(dict.fromkeys(_strings(record.request)))
-    for user in texts:
+    # The item's prompt is nearly always the request's longest string: tried first, the pair is
+    # found in about as many hashes as the request has strings, not their square.
+    for user in sorted(texts, key=len, reverse=True):
         for system in ["", *texts]:
             if system != user and Prompt(system=system, user=user).hash == record.prompt_hash:
                 return Prompt(system=system, user=user)
@@ -200,7 +202,9 @@ def _stop_reason(record: RunRecord) -> str:
     return "stop"
 
 
-def _output(model: str, message: ChatMessageAssistant, usage: Usage | None, stop: str) -> Any:
+def _output(
+    model: str, message: ChatMessageAssistant, usage: Usage | None, stop: str
+) -> ModelOutput:
     return ModelOutput(
         model=model,
         choices=[ChatCompletionChoice(message=message, stop_reason=stop)],
@@ -315,7 +319,6 @@ def _sample(cell: ExportCell, record: RunRecord, model: str, config: GenerateCon
     steps = {step.step: _turns(step) for step in record.steps}
     messages = _messages(prompt, steps)
     events = _events(record, model, prompt, config, steps)
-    final = next((m for m in reversed(messages) if isinstance(m, ChatMessageAssistant)), None)
     answer = record.answer
     output = ModelOutput(model=model)
     if answer is not None:
@@ -340,7 +343,7 @@ def _sample(cell: ExportCell, record: RunRecord, model: str, config: GenerateCon
         epoch=1,
         input=prompt,
         target="",
-        messages=messages if final is not None else prompt,
+        messages=messages,
         output=output,
         scores={SCORER: _score(grade, answer)} if grade is not None else None,
         metadata={
