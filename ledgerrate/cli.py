@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from ledgerrate import cli_new
@@ -40,6 +41,7 @@ PIPELINE = (
     "verify",
     "seeds",
     "bundle",
+    "export",
     "reproduce",
     "schema",
 )
@@ -93,7 +95,8 @@ def friendly(func: F) -> F:
             return func(*args, **kwargs)
         except (FileProblem, UsageProblem) as problem:
             for line in problem.lines:
-                err.print(f"[red]error:[/red] {line}", markup=True)
+                # The line is text, not markup: `ledgerrate[inspect]` must print as written.
+                err.print(f"[red]error:[/red] {escape(line)}", markup=True)
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
@@ -537,6 +540,28 @@ def bundle(
     from ledgerrate.publish.bundle import write_bundle
 
     typer.echo(write_bundle(edition, out))
+
+
+@app.command()
+@friendly
+def export(
+    edition: Annotated[
+        Path, typer.Argument(help="An edition folder, or its evidence bundle (.tar.gz).")
+    ],
+    export_format: Annotated[
+        str, typer.Option("--format", help="`inspect`: Inspect AI eval logs (.eval).")
+    ] = "inspect",
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the logs (default build/inspect/EDITION).")
+    ] = None,
+) -> None:
+    """Write each cell's published sitting as an Inspect AI eval log (extra `inspect`)."""
+    if export_format != "inspect":
+        raise UsageProblem(f"--format {export_format!r}: the one format is `inspect`")
+    from ledgerrate.publish.inspect_export import export_inspect
+
+    for line in export_inspect(edition, out).lines():
+        typer.echo(line)
 
 
 @app.command()

@@ -10,6 +10,9 @@ METADATA_KEY = "ledgerrate"
 # Keys of the sample store the agentic solver fills in.
 TOOL_STATE_KEY = "ledgerrate:tool_state"
 STEP_CAP_KEY = "ledgerrate:step_cap"
+# Key of the metadata block a LedgerRate export adds: the run record's own status and failure
+# text (and its run id, attempt, costs), beside what Inspect's fields show of them.
+RUN_KEY = "ledgerrate_run"
 # The fields of the metadata block, each a string.
 FIELDS = ("edition", "workload", "item_id", "prompt_hash", "mode", "model")
 

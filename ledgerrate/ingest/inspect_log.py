@@ -33,7 +33,7 @@ from inspect_ai.model import (
 
 from ledgerrate.cost import estimate_usage
 from ledgerrate.errors import UsageProblem
-from ledgerrate.harness.metadata import METADATA_KEY, STEP_CAP_KEY, TOOL_STATE_KEY
+from ledgerrate.harness.metadata import METADATA_KEY, RUN_KEY, STEP_CAP_KEY, TOOL_STATE_KEY
 from ledgerrate.ingest.incoming import Incoming, LogInfo
 from ledgerrate.schema import (
     AgentStep,
@@ -249,6 +249,7 @@ def _incoming(log: EvalLog, sample: EvalSample, info: LogInfo) -> Incoming:
     if finished is None and started is not None and sample.total_time is not None:
         finished = started + dt.timedelta(seconds=sample.total_time)
     status, failure = _status(sample)
+    failure = _own_failure(sample, status, failure)
     tool_state = sample.store.get(TOOL_STATE_KEY)
     latency = sample.total_time
     if latency is None:
@@ -281,6 +282,19 @@ def _incoming(log: EvalLog, sample: EvalSample, info: LogInfo) -> Incoming:
         uuid=sample.uuid,
         settings=_settings(events),
     )
+
+
+def _own_failure(sample: EvalSample, status: RunStatus, failure: str | None) -> str | None:
+    """A log `ledgerrate export` wrote names the run's own failure (`truncated: … the cap of
+    1,024 tokens`, `model_error: …`), which Inspect's fields can only paraphrase: that text is
+    kept, but only for the status the log itself shows; the status is never taken from it."""
+    own = sample.metadata.get(RUN_KEY)
+    if not isinstance(own, dict) or failure is None:
+        return failure
+    text = own.get("failure")
+    if own.get("status") == status.value and isinstance(text, str) and text.strip():
+        return text
+    return failure
 
 
 def _settings(events: list[ModelEvent]) -> list[tuple[str, dict[str, Any]]]:

@@ -25,6 +25,7 @@ from ledgerrate.publish import load
 from ledgerrate.publish.cache import BuildCache, key_of, list_stats, machine_cache_dir
 from ledgerrate.publish.engine.run import run_engine
 from ledgerrate.publish.published import publication_problems, seal_publications
+from ledgerrate.publish.site_facts import digest as site_facts_digest
 from ledgerrate.schema import EditionManifest, EditionResults
 from ledgerrate.steps import Steps
 
@@ -63,13 +64,21 @@ def _output_listing(out: Path) -> list[tuple[str, int, int]]:
 
 
 def _fingerprint(
-    cache: BuildCache, paths: list[Path], out: Path, engine: str, site_url: str | None, now
+    cache: BuildCache,
+    paths: list[Path],
+    out: Path,
+    engine: str,
+    site_url: str | None,
+    now,
+    facts: str = "",
 ) -> str:
-    """Everything that decides what a build writes, read without reading unchanged files."""
+    """Everything that decides what a build writes, read without reading unchanged files
+    (`facts`: the digest of the operator's site.yaml beside the editions, `site_facts.digest`)."""
     return key_of(
         "site",
         engine,
         site_url or "",
+        facts,
         cache.toolchain(),
         [
             (
@@ -104,7 +113,8 @@ def build_site(
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     # 0. nothing changed since the last successful build, and its output is intact: done
     last = state / "last-build"
-    fingerprint = _fingerprint(cache, paths, out, engine, site_url, now)
+    facts = site_facts_digest(editions)
+    fingerprint = _fingerprint(cache, paths, out, engine, site_url, now, facts)
     if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
         cache.save()
         return out / "site"
@@ -147,6 +157,7 @@ def build_site(
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
         # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0
-        atomic_write_bytes(last, _fingerprint(cache, paths, out, engine, site_url, now).encode())
+        done = _fingerprint(cache, paths, out, engine, site_url, now, facts)
+        atomic_write_bytes(last, done.encode())
         cache.save()
     return out / "site"

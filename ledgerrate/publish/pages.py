@@ -43,11 +43,12 @@ from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
+from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.price_check_data import edition_price_check
 from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
-from ledgerrate.publish.verifier import verifier_files
+from ledgerrate.publish.verifier import install_commands, verifier_files
 from ledgerrate.publish.workload_facts import workload_facts
 from ledgerrate.schema import EditionResults, TrendPoint, WorkloadResult
 from ledgerrate.workloads.base import PRIMITIVES
@@ -375,6 +376,7 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "has_index": edition.paths.index.is_file(),
         "short_hash": lambda sha: Markup(filelist.hash_html(sha)),
         "corrections": corrected.corrected_results(edition, None).corrections,
+        "export_commands": reader_commands,  # the Inspect logs made from the bundle
     }
     rel = f"{site_paths.DATA}/{segment(edition.id)}/index.md"
     _write(docs, rel, env.get_template("data.md.j2").render(ctx))
@@ -401,6 +403,7 @@ def render_indexes(env: Environment, site: Site, docs: Path) -> None:
             "root": "../",
             "site": site,
             "verifier": verifier_files(),
+            "verifier_commands": install_commands,
             "workload_order": in_card_order(site),
         }
         text = env.get_template(f"{name}_index.md.j2").render(context)

@@ -28,6 +28,7 @@ from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.seed_changelog import append_seed_changelog
 from ledgerrate.publish.site import build_site_model
+from ledgerrate.publish.site_facts import append_to_about, load_site_facts
 from ledgerrate.publish.verifier import publish_verifier
 from ledgerrate.schema import EditionResults
 
@@ -86,6 +87,7 @@ def render_into(
     # 2. every edition with its results, oldest first
     editions = load_editions(editions_dir, results_fn, cache, paths=edition_paths)
     site = build_site_model(editions, methodology)
+    site.facts = load_site_facts(editions_dir)
     fork = worth_forking(editions)
 
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
@@ -109,6 +111,7 @@ def render_into(
     publish_verifier(docs)  # the standalone verifier, listed on the data index
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
     env = make_env(templates, cache)
+    append_to_about(env, site.facts, docs)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
         render_pages(env, site, sections, docs, cache, fork=fork)
         append_seed_changelog(env, editions, docs)

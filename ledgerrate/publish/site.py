@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ledgerrate.publish.card import footer_text
 from ledgerrate.publish.errata import Note, all_errata
 from ledgerrate.publish.load import Edition
-from ledgerrate.schema import CellResult, ModelSpec, WorkloadResult
+from ledgerrate.schema import CellResult, ModelSpec, SiteFacts, WorkloadResult
 
 _VERSION = re.compile(r"\.v[0-9]+$")
 
@@ -39,6 +39,8 @@ class Site:
     workloads: dict[str, list[tuple[Edition, WorkloadResult]]] = field(default_factory=dict)
     # model id → its appearances, oldest edition first
     models: dict[str, list[ModelRow]] = field(default_factory=dict)
+    # The operator's facts about the site (editions/site.yaml): who runs it, the next edition.
+    facts: SiteFacts = field(default_factory=SiteFacts)
 
     @property
     def latest(self) -> Edition | None:

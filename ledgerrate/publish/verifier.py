@@ -38,3 +38,21 @@ def publish_verifier(docs: Path, source: Path = SOURCE) -> list[VerifierFile]:
         if (source / name).is_file():
             write_plain(docs / FOLDER / name, (source / name).read_bytes())
     return verifier_files(source)
+
+
+def install_commands(files: list[VerifierFile]) -> list[str]:
+    """The data index's commands to fetch, check, install and run the verifier: its files from
+    the site, each held to the sha256 the page lists before anything is installed. `SITE` must
+    end in `/`: the verifier resolves every path against it."""
+    names = " ".join(f.name for f in files)
+    return [
+        "SITE=https://example.org/ledgerrate/   # this site's address, ending in /",
+        "mkdir ledgerrate-verifier && cd ledgerrate-verifier",
+        f'for f in {names}; do curl -fsSLO "${{SITE}}{FOLDER}/$f"; done',
+        "cat > SHA256SUMS <<'EOF'",
+        *(f"{f.sha256}  {f.name}" for f in files),
+        "EOF",
+        "sha256sum -c SHA256SUMS && python3 -m venv venv && "
+        "venv/bin/pip install -r requirements.txt && "
+        'venv/bin/python verify_standalone.py "$SITE"',
+    ]

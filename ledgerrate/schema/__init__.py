@@ -6,8 +6,8 @@ Money is `Decimal` everywhere and serialises as a string so no cent is lost to f
 
 The models live in three modules by who writes the files (`edition`: the operator and
 `register`, with `escrow` for the seeds' custody; `records`: `run` and `grade`; `publication`:
-`build`; `price_check`: the price database cross-checks `register` and `build` write);
-import them from here.
+`build`; `price_check`: the price database cross-checks `register` and `build` write;
+`site`: the operator's facts about the site); import them from here.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
 from ledgerrate.schema.reprice import *  # noqa: F403
 from ledgerrate.schema.reprice import ReaderPrices
+from ledgerrate.schema.site import *  # noqa: F403
 
 FILE_MODELS: dict[str, type[Strict]] = {
     "edition.yaml": EditionManifest,

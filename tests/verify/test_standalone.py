@@ -8,6 +8,7 @@ import contextlib
 import functools
 import gzip
 import hashlib
+import html
 import http.server
 import importlib.util
 import io
@@ -105,7 +106,8 @@ def test_the_site_publishes_the_verifier_with_its_hashes(site: Path) -> None:
         data = (site / "data" / "verifier" / name).read_bytes()
         assert data == (VERIFIER / name).read_bytes()
         assert hashlib.sha256(data).hexdigest() in page
-    assert "pip install -r requirements.txt" in page
+    # The install commands are a verbatim block, whose characters the page holds as entities.
+    assert "pip install -r requirements.txt" in html.unescape(page)
 
 
 def test_every_source_hash_is_recomputed_from_published_bytes(site: Path) -> None:
