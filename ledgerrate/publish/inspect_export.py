@@ -37,7 +37,7 @@ from ledgerrate.io import iter_jsonl
 from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.bodies import whole
-from ledgerrate.schema import GradeRecord, ProviderFamily, RunRecord
+from ledgerrate.schema import GradeRecord, RunRecord
 
 INSTALL = "pip install 'ledgerrate[inspect]'"
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -138,9 +138,16 @@ def export_inspect(target: Path, out: Path | None = None) -> ExportSummary:
         summary = ExportSummary(dest)
         for workload in results.workloads:
             for cell in workload.cells:
-                spec = specs[cell.model]
                 mode = str(cell.mode)
-                if spec.provider == ProviderFamily.baseline:
+                spec = specs.get(cell.model)
+                if spec is None:
+                    # The manual arm: an analyst's answers, no model conversation to export.
+                    summary.skipped.append(
+                        f"{workload.workload}/{cell.model}/{mode}: done by hand, not by a "
+                        "model: not exported"
+                    )
+                    continue
+                if spec.is_reference:
                     summary.skipped.append(
                         f"{workload.workload}/{cell.model}/{mode}: the reference baseline's "
                         "cell (a solver, not a model): not exported"
