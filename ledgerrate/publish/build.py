@@ -49,8 +49,9 @@ def _edition_key(cache: BuildCache, path: Path, *, inputs_only: bool) -> str:
 
 
 def _cached_results(cache: BuildCache, path: Path) -> EditionResults:
-    """The edition's figures, recomputed only when its files or the toolchain changed."""
-    key = key_of("results", cache.toolchain(), _edition_key(cache, path, inputs_only=True))
+    """The edition's figures, recomputed only when its files or the code computing them
+    changed."""
+    key = key_of("results", cache.code("results"), _edition_key(cache, path, inputs_only=True))
     raw = cache.product(
         "results", key, lambda: load.edition_results(path).model_dump_json().encode()
     )
