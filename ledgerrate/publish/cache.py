@@ -156,18 +156,6 @@ def _files_under(roots: Iterable[Path]) -> list[Path]:
     return [Path(p) for p in sorted(found)]
 
 
-def list_stats(folders: Iterable[Path]) -> list[tuple[str, int, int]]:
-    """(path, size, mtime) of every file under `folders`, one stat each."""
-    listing = []
-    for root in folders:
-        for folder, _, files in os.walk(root):
-            for name in files:
-                full = os.path.join(folder, name)
-                st = os.stat(full)
-                listing.append((full, st.st_size, st.st_mtime_ns))
-    return sorted(listing)
-
-
 @dataclass
 class BuildCache:
     root: Path  # products and datasets
