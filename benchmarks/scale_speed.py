@@ -92,9 +92,16 @@ def _side(name: str, checkout: Path, scratch: Path, env: dict[str, str]) -> Side
 
 
 def _builds(side: Side, source: Path, scratch: Path, rebuild: bool) -> list[Measured]:
-    """Cold, nothing changed (the command), one page template changed (the command)."""
+    """Cold, nothing changed (the command), one page template changed (the command), and,
+    with more than one edition in the set, the last edition added (the cold build is then of
+    the others: the added edition's products must not be in the cache yet)."""
     editions = scratch / f"editions-{side.name}"
     shutil.copytree(source, editions)
+    found = sorted(editions.iterdir())
+    later = found[-1] if rebuild and len(found) > 1 else None
+    if later is not None:
+        (scratch / f"held-back-{side.name}").mkdir()
+        later = later.rename(scratch / f"held-back-{side.name}" / later.name)
     out = scratch / f"out-{side.name}"
     command = ["build", "--editions", str(editions), "--out", str(out)]
     env = {**side.env, "LEDGERRATE_CACHE_DIR": f"{out}.cache"}
@@ -108,6 +115,9 @@ def _builds(side: Side, source: Path, scratch: Path, rebuild: bool) -> list[Meas
     rows.append(
         measure(f"[{side.name}] build, one page template changed", code, env, cwd=side.code)
     )
+    if later is not None:
+        later.rename(editions / later.name)
+        rows.append(measure(f"[{side.name}] build, one edition added", code, env, cwd=side.code))
     return rows
 
 
@@ -184,10 +194,11 @@ def main() -> None:
         print(row.line())
     results, verify = rows[:2]
     cold = builds["this"][0]
-    per_edition = cold.process_cpu_s / args.editions
+    built = args.editions - 1 if len(builds["this"]) > 3 else args.editions
+    per_edition = cold.process_cpu_s / built
     print(f"results wall = {results.wall_s:.1f} s, cpu {results.process_cpu_s:.1f} s")
     print(
-        f"build, cold: wall {cold.wall_s:.1f} s (<= 120 s at 10 x 215), cpu "
+        f"build, cold ({built} edition(s)): wall {cold.wall_s:.1f} s (<= 120 s at 10 x 215), cpu "
         f"{cold.process_cpu_s:.1f} s, peak {cold.peak_rss_mb:.0f} MB (<= 1.5 GB)"
     )
     if not args.no_rebuild:
@@ -200,6 +211,12 @@ def main() -> None:
             f"build, one page template changed: wall {template.wall_s:.1f} s, cpu "
             f"{template.process_cpu_s:.1f} s (<= 30 s)"
         )
+    if len(builds["this"]) > 3:
+        added = builds["this"][3]
+        print(
+            f"build, one edition added: cpu {added.process_cpu_s:.1f} s = "
+            f"{added.process_cpu_s / per_edition:.2f} x one edition's cold cpu (<= 1 + a constant)"
+        )
     if "baseline" in builds:
         for mine, theirs in zip(builds["this"], builds["baseline"], strict=True):
             label = mine.label.removeprefix("[this] ")
@@ -208,7 +225,7 @@ def main() -> None:
                 f"{mine.process_cpu_s / theirs.process_cpu_s:.3f}  wall "
                 f"{mine.wall_s / theirs.wall_s:.3f}"
             )
-    wall_per_edition = cold.wall_s / args.editions
+    wall_per_edition = cold.wall_s / built
     print(
         f"verify wall / build wall per edition: as run {verify.wall_s / wall_per_edition:.3f}"
         "  (< 1)"
