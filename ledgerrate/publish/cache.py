@@ -554,6 +554,7 @@ def map_cached(
     if not fork or forked.workers(len(jobs)) <= 1:
         return [fn(job) for job in jobs]  # in this process: the jobs count themselves
     cache.read_product_checks()
+    cache.code("gzip")  # every kind's code digest, worked out once here and not per worker
 
     def job(each: J) -> tuple[T, dict[str, int], dict[str, int], dict[str, list[Any]]]:
         hits, misses = dict(cache.hits), dict(cache.misses)
