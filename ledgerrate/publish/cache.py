@@ -294,6 +294,8 @@ class BuildCache:
         """Digest of the code that makes `kind`'s products (`publish/product_code.py`): what a
         product's key holds instead of the whole toolchain's digest, so that a change to other
         code or templates does not remake it."""
+        # Worked out for every kind at once, by the first lookup: in `build`, the figures'
+        # (in this process, before any worker is forked, so no worker works them out again).
         if self._codes is None:
             self._codes = self._product_codes()
         return self._codes[kind]
@@ -554,7 +556,6 @@ def map_cached(
     if not fork or forked.workers(len(jobs)) <= 1:
         return [fn(job) for job in jobs]  # in this process: the jobs count themselves
     cache.read_product_checks()
-    cache.code("gzip")  # every kind's code digest, worked out once here and not per worker
 
     def job(each: J) -> tuple[T, dict[str, int], dict[str, int], dict[str, list[Any]]]:
         hits, misses = dict(cache.hits), dict(cache.misses)
