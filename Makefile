@@ -47,7 +47,13 @@ INSPECT_STAMP := $(VENV)/.inspect-$(shell cat $(INSPECT_LOCK) | sha256sum | cut 
 GATEWAY_LOCK  := requirements-gateway.lock
 GATEWAY_STAMP := $(VENV)/.gateway-$(shell cat $(GATEWAY_LOCK) | sha256sum | cut -c1-12)
 
-.PHONY: site test test-fast lint lock deps local inspect gateway clean
+
+# The benchmarks' extra (DuckDB, for benchmarks/results_vs_duckdb.py): a lock of its own, one
+# package without dependencies; `make test` does not need it.
+BENCH_LOCK  := requirements-bench.lock
+BENCH_STAMP := $(VENV)/.bench-$(shell cat $(BENCH_LOCK) | sha256sum | cut -c1-12)
+
+.PHONY: site test test-fast lint lock deps local inspect gateway bench clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	bash scripts/install-system-deps.sh site
@@ -90,6 +96,13 @@ $(GATEWAY_STAMP): $(STAMP) $(GATEWAY_LOCK)
 	touch $(GATEWAY_STAMP)
 
 gateway: $(GATEWAY_STAMP)
+
+$(BENCH_STAMP): $(STAMP) $(BENCH_LOCK)
+	$(INSTALL) -r $(BENCH_LOCK)
+	rm -f $(VENV)/.bench-*
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 
 # Test groups are handed out longest first (tests/conftest.py ranks them); xdist would otherwise
 # reorder them by their number of tests. Lint runs beside the tests: mypy has no cache in a

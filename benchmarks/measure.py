@@ -42,16 +42,17 @@ DEFAULT_GC_ENV = "BENCH_DEFAULT_GC"
 AS_A_COMMAND = "from ledgerrate.gc_policy import for_batch_work; for_batch_work()\n"
 
 
-def measure(label: str, code: str, env: dict[str, str] | None = None) -> Measured:
+def measure(label: str, code: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> Measured:
     """Run `code` (Python) in a child; the child may print one JSON object as its last line
-    (the templates below add `peak_rss_kb`, the child's own peak with its children)."""
+    (the templates below add `peak_rss_kb`, the child's own peak with its children). `cwd`:
+    the checkout whose `ledgerrate` the child imports (it comes first on the child's path)."""
     if (env or os.environ).get(DEFAULT_GC_ENV) != "1":
         code = AS_A_COMMAND + code
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=REPO,
+        cwd=cwd,
         capture_output=True,
         text=True,
         env=env,
@@ -116,11 +117,13 @@ def timed_build(
     engine: str = "mkdocs",
     env: dict[str, str] | None = None,
     cache_dir: Path | None = None,
+    cwd: Path = REPO,
 ) -> Measured:
     """A build in a child process; its products cache is `cache_dir`, else `<out>.cache`."""
     code = TIMED_BUILD.format(editions=str(editions), out=str(out), engine=engine, peak=PEAK_KB)
     cache = cache_dir if cache_dir is not None else Path(f"{out}.cache")
-    return measure(label, code, {**(env or os.environ), "LEDGERRATE_CACHE_DIR": str(cache)})
+    env = {**(env or os.environ), "LEDGERRATE_CACHE_DIR": str(cache)}
+    return measure(label, code, env, cwd=cwd)
 
 
 def timed_mkdocs(label: str, docs: Path, site: Path, env=None) -> Measured:

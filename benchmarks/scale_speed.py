@@ -16,9 +16,10 @@ import argparse
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from measure import DEFAULT_GC_ENV, PEAK_KB, measure, timed_build
+from measure import DEFAULT_GC_ENV, PEAK_KB, REPO, Measured, measure, timed_build
 from scale_set import ensure_scale_set
 
 RESULTS = """
@@ -32,6 +33,27 @@ print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}
 # `remember=False`: every run re-graded on its own. The scale set's models are copies of one
 # model, so their answers agree and verify grades each distinct answer once; this row shows
 # the cost of an edition in which no two answers agree (an upper bound for a real one).
+# The whole command, as a user runs it: its imports are most of a build with nothing to do.
+COMMAND = """
+import json, sys
+sys.argv = ["ledgerrate", *{args!r}]
+from ledgerrate.cli import app
+try:
+    app()
+except SystemExit as done:
+    if done.code not in (0, None):
+        raise
+print(json.dumps({{"peak_rss_kb": {peak}}}))
+"""
+WARM = """
+import ledgerrate.cli, ledgerrate.publish.build, ledgerrate.publish.render, ledgerrate.publish.pdf
+import ledgerrate.verify.run, ledgerrate.metrics.report, ledgerrate.publish.engine.run
+from ledgerrate.workloads import registry
+registry()
+"""
+# A page template an upgrade might reword; no cached product is rendered from it.
+PAGE_TEMPLATE = Path("ledgerrate/site/templates/workload.md.j2")
+
 VERIFY = """
 import json, time
 from functools import partial
@@ -47,13 +69,69 @@ print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}
 """
 
 
+@dataclass
+class Side:
+    name: str
+    code: Path  # a scratch copy of the checkout's code
+    env: dict[str, str]
+
+
+def _side(name: str, checkout: Path, scratch: Path, env: dict[str, str]) -> Side:
+    code = scratch / f"code-{name}"
+    shutil.copytree(
+        checkout / "ledgerrate", code / "ledgerrate", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copy2(checkout / "mkdocs.yml", code / "mkdocs.yml")
+    # One bytecode cache for both sides (their sources have different paths), the caller's if
+    # it has one, so the libraries' bytecode is warm; each side's own code is compiled here.
+    prefix = env.get("PYTHONPYCACHEPREFIX") or str(scratch / "pycache")
+    env = {**env, "PYTHONPYCACHEPREFIX": prefix}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    measure(f"(compile {name})", WARM, env, cwd=code)
+    return Side(name, code, env)
+
+
+def _builds(side: Side, source: Path, scratch: Path, rebuild: bool) -> list[Measured]:
+    """Cold, nothing changed (the command), one page template changed (the command), and,
+    with more than one edition in the set, the last edition added (the cold build is then of
+    the others: the added edition's products must not be in the cache yet)."""
+    editions = scratch / f"editions-{side.name}"
+    shutil.copytree(source, editions)
+    found = sorted(editions.iterdir())
+    later = found[-1] if rebuild and len(found) > 1 else None
+    if later is not None:
+        (scratch / f"held-back-{side.name}").mkdir()
+        later = later.rename(scratch / f"held-back-{side.name}" / later.name)
+    out = scratch / f"out-{side.name}"
+    command = ["build", "--editions", str(editions), "--out", str(out)]
+    env = {**side.env, "LEDGERRATE_CACHE_DIR": f"{out}.cache"}
+    rows = [timed_build(f"[{side.name}] build, cold", editions, out, env=side.env, cwd=side.code)]
+    if not rebuild:
+        return rows
+    code = COMMAND.format(args=command, peak=PEAK_KB)
+    rows.append(measure(f"[{side.name}] build, no change (command)", code, env, cwd=side.code))
+    template = side.code / PAGE_TEMPLATE
+    template.write_text(template.read_text(encoding="utf-8") + "{# reworded #}\n")
+    rows.append(
+        measure(f"[{side.name}] build, one page template changed", code, env, cwd=side.code)
+    )
+    if later is not None:
+        later.rename(editions / later.name)
+        rows.append(measure(f"[{side.name}] build, one edition added", code, env, cwd=side.code))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sets", type=Path, required=True, help="where scale sets are kept")
     parser.add_argument("--editions", type=int, default=1)
     parser.add_argument("--models", type=int, default=40)
+    parser.add_argument("--baseline", type=Path, help="another checkout, measured side by side")
     parser.add_argument(
-        "--no-rebuild", action="store_true", help="skip the no-change rebuild (build_speed.py's)"
+        "--no-rebuild", action="store_true", help="only the cold build, no rebuilds"
+    )
+    parser.add_argument(
+        "--skip-unshared", action="store_true", help="skip verify with no answer shared"
     )
     parser.add_argument(
         "--default-gc",
@@ -68,56 +146,102 @@ def main() -> None:
         env[DEFAULT_GC_ENV] = "1"
     records = (source.parent / "DONE").read_text().strip()
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=args.sets) as tmp:
-        editions = Path(tmp) / "editions"
+        scratch = Path(tmp)
+        sides = [_side("this", REPO, scratch, env)]
+        if args.baseline is not None:
+            sides.append(_side("baseline", args.baseline.resolve(), scratch, env))
+        this = sides[0]
+        editions = scratch / "editions"
         shutil.copytree(source, editions)
         first = sorted(editions.iterdir())[0]
         every = [str(e) for e in sorted(editions.iterdir())]
         rows = [
             measure(
-                f"results ({first.name})", RESULTS.format(editions=[str(first)], peak=PEAK_KB), env
+                f"results ({first.name})",
+                RESULTS.format(editions=[str(first)], peak=PEAK_KB),
+                this.env,
+                cwd=this.code,
             ),
             measure(
                 f"verify ({first.name})",
                 VERIFY.format(edition=str(first), remember=True, peak=PEAK_KB),
-                env,
+                this.env,
+                cwd=this.code,
             ),
-            measure(
-                f"verify ({first.name}), no answer shared",
-                VERIFY.format(edition=str(first), remember=False, peak=PEAK_KB),
-                env,
-            ),
-            timed_build("build, cold", editions, Path(tmp) / "out", env=env),
         ]
-        if not args.no_rebuild:
-            rows.append(timed_build("build, no change", editions, Path(tmp) / "out", env=env))
+        if not args.skip_unshared:
+            rows.append(
+                measure(
+                    f"verify ({first.name}), no answer shared",
+                    VERIFY.format(edition=str(first), remember=False, peak=PEAK_KB),
+                    this.env,
+                    cwd=this.code,
+                )
+            )
+        builds = {side.name: _builds(side, source, scratch, not args.no_rebuild) for side in sides}
         if len(every) > 1:
             rows.append(
                 measure(
                     f"results (all {len(every)} editions)",
                     RESULTS.format(editions=every, peak=PEAK_KB),
-                    env,
+                    this.env,
+                    cwd=this.code,
                 )
             )
     print(f"scale set: {args.editions} edition(s) x {args.models} models, {records}")
-    for row in rows:
+    print("children: bytecode cache allowed (PYTHONDONTWRITEBYTECODE unset)")
+    for row in rows + [r for side in builds.values() for r in side]:
         print(row.line())
-    results, verify, unshared, cold = rows[:4]
-    per_edition = cold.process_cpu_s / args.editions
-    print(f"results wall = {results.wall_s:.1f} s, cpu {results.process_cpu_s:.1f} s (< 20 s)")
-    print(f"build wall = {cold.wall_s:.1f} s, peak {cold.peak_rss_mb:.0f} MB")
-    wall_per_edition = cold.wall_s / args.editions
+    results, verify = rows[:2]
+    cold = builds["this"][0]
+    built = args.editions - 1 if len(builds["this"]) > 3 else args.editions
+    per_edition = cold.process_cpu_s / built
+    print(f"results wall = {results.wall_s:.1f} s, cpu {results.process_cpu_s:.1f} s")
     print(
-        f"verify wall / build wall per edition: no answer shared "
-        f"{unshared.wall_s / wall_per_edition:.3f}; as run "
-        f"{verify.wall_s / wall_per_edition:.3f}  (< 1)"
+        f"build, cold ({built} edition(s)): wall {cold.wall_s:.1f} s (<= 120 s at 10 x 215), cpu "
+        f"{cold.process_cpu_s:.1f} s, peak {cold.peak_rss_mb:.0f} MB (<= 1.5 GB)"
+    )
+    if not args.no_rebuild:
+        nothing, template = builds["this"][1:3]
+        print(
+            f"build, no change (command): wall {nothing.wall_s:.2f} s, cpu "
+            f"{nothing.process_cpu_s:.2f} s (<= 1 s)"
+        )
+        print(
+            f"build, one page template changed: wall {template.wall_s:.1f} s, cpu "
+            f"{template.process_cpu_s:.1f} s (<= 30 s)"
+        )
+    if len(builds["this"]) > 3:
+        added = builds["this"][3]
+        print(
+            f"build, one edition added: cpu {added.process_cpu_s:.1f} s = "
+            f"{added.process_cpu_s / per_edition:.2f} x one edition's cold cpu (<= 1 + a constant)"
+        )
+    if "baseline" in builds:
+        for mine, theirs in zip(builds["this"], builds["baseline"], strict=True):
+            label = mine.label.removeprefix("[this] ")
+            print(
+                f"{label}: this / baseline  cpu "
+                f"{mine.process_cpu_s / theirs.process_cpu_s:.3f}  wall "
+                f"{mine.wall_s / theirs.wall_s:.3f}"
+            )
+    wall_per_edition = cold.wall_s / built
+    print(
+        f"verify wall / build wall per edition: as run {verify.wall_s / wall_per_edition:.3f}"
+        "  (< 1)"
     )
     # CPU last: both commands use every CPU (ledgerrate/forked.py), so the CPU ratio is the
     # work each does, whatever the machine's cores.
     print(
-        f"verify CPU / build CPU per edition: no answer shared "
-        f"{unshared.process_cpu_s / per_edition:.3f}; as run "
+        f"verify CPU / build CPU per edition: as run "
         f"{verify.process_cpu_s / per_edition:.3f}  (< 1)"
     )
+    if not args.skip_unshared:
+        unshared = rows[2]
+        print(
+            f"verify CPU / build CPU per edition, no answer shared: "
+            f"{unshared.process_cpu_s / per_edition:.3f}  (< 1)"
+        )
 
 
 if __name__ == "__main__":

@@ -488,6 +488,11 @@ def build(
     ] = None,
 ) -> None:
     """Render every edition into build/docs, then `mkdocs build --strict` into build/site."""
+    from ledgerrate.publish.unchanged import nothing_to_do
+
+    if nothing_to_do(editions, out, engine, site_url):  # before importing the renderers
+        typer.echo(f"site built: {out.resolve() / 'site'} (nothing changed)")
+        return
     from ledgerrate.publish.load import edition_dirs
 
     if not editions.is_dir():

@@ -30,14 +30,41 @@ _current: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 
 
 def workers(jobs: int) -> int:
-    """How many processes to run `jobs` jobs in: one per usable CPU, at most one per job."""
+    """How many processes to run `jobs` jobs in: one per usable CPU, at most one per job, and
+    no more than the memory available holds (`memory_cap`) unless `LEDGERRATE_WORKERS` names
+    the number."""
     named = os.environ.get(WORKERS_ENV, "").strip()
-    cpus = int(named) if named.isdigit() else len(os.sched_getaffinity(0))
+    cpus = int(named) if named.isdigit() else min(len(os.sched_getaffinity(0)), memory_cap())
     if "fork" not in multiprocessing.get_all_start_methods():
         cpus = 1
     if multiprocessing.current_process().daemon:  # a worker: its jobs run in it, not deeper
         cpus = 1
     return max(1, min(cpus, jobs))
+
+
+def memory_cap() -> int:
+    """How many workers the memory available holds, each allowed as much as this process holds
+    now: a forked worker starts sharing every page with its parent and at worst ends with a
+    copy of each (copy on write). A 420k-record build's parent held about 1 GB; on a machine
+    with less than that free per CPU, fewer workers run instead of the kernel killing one."""
+    found = _available_and_held()
+    if found is None:  # the kernel does not say (not Linux): the CPUs decide
+        return os.cpu_count() or 1
+    available, held = found
+    return max(1, available // max(held, 1))
+
+
+def _available_and_held() -> tuple[int, int] | None:
+    """(bytes the kernel can give without swapping, bytes this process holds), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            fields = dict(line.split(":", 1) for line in meminfo)
+        available = int(fields["MemAvailable"].split()[0]) * 1024
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            held = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, KeyError, ValueError, IndexError):
+        return None
+    return available, held
 
 
 def map_forked(fn: Callable[[J], T], jobs: Sequence[J]) -> list[T]:

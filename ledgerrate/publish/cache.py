@@ -1,5 +1,9 @@
 """The build cache: every expensive product of a build, addressed by the digests of its inputs.
 
+A product's inputs include the code that makes it, and only that code (`code(kind)`, from the
+table in `publish/product_code.py`): a change to one template or module remakes the products
+made with it, not every product, so an upgrade of the toolchain is not a cold build.
+
 Products are determined by their inputs' digests, so they live in one cache per machine (like
 pip's wheel cache), outside any build folder: deleting `build/` or cloning afresh reuses them.
 Its folder is `--cache-dir`, else `$LEDGERRATE_CACHE_DIR`, else `$XDG_CACHE_HOME/ledgerrate`,
@@ -38,6 +42,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -56,6 +61,7 @@ from ledgerrate.hashing import (
     sha256_json,
 )
 from ledgerrate.io import HashingFile
+from ledgerrate.publish import product_code
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -122,6 +128,20 @@ def _versions() -> dict[str, str]:
     return found
 
 
+def _distribution_versions() -> dict[str, dict[str, str]]:
+    """Top-level module name -> {distribution: version} of every installed distribution."""
+    from importlib.metadata import packages_distributions
+
+    found: dict[str, dict[str, str]] = {}
+    for top, dists in packages_distributions().items():
+        for dist in dists:
+            try:
+                found.setdefault(top, {})[dist] = version(dist)
+            except PackageNotFoundError:
+                continue
+    return found
+
+
 def _files_under(roots: Iterable[Path]) -> list[Path]:
     # os.walk on strings: a no-change build lists thousands of files, and pathlib's rglob and
     # Path comparisons cost more than the stat calls themselves.
@@ -134,18 +154,6 @@ def _files_under(roots: Iterable[Path]) -> list[Path]:
             dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
             found.extend(os.path.join(folder, f) for f in files if not f.startswith("."))
     return [Path(p) for p in sorted(found)]
-
-
-def list_stats(folders: Iterable[Path]) -> list[tuple[str, int, int]]:
-    """(path, size, mtime) of every file under `folders`, one stat each."""
-    listing = []
-    for root in folders:
-        for folder, _, files in os.walk(root):
-            for name in files:
-                full = os.path.join(folder, name)
-                st = os.stat(full)
-                listing.append((full, st.st_size, st.st_mtime_ns))
-    return sorted(listing)
 
 
 @dataclass
@@ -169,6 +177,9 @@ class BuildCache:
     # (an edition's downloads after `regenerate_released`), it fails at once, not after
     # rendering its files a second time.
     _unmade: dict[str, Exception] = field(default_factory=dict)
+    # The package whose code the products are keyed by (a test points it at a copy).
+    package: Path = PACKAGE
+    _codes: dict[str, str] | None = None
 
     @classmethod
     def open(cls, root: Path, index: Path | None = None) -> BuildCache:
@@ -265,17 +276,64 @@ class BuildCache:
 
     def toolchain(self) -> str:
         """Digest of the code, templates and hand-written pages a build uses, and the library
-        versions: any change to them remakes every product that is not keyed otherwise."""
+        versions: what decides whether a build can stop at once (`publish/build.py`). Products
+        are keyed by their own code instead (`code`)."""
         if self._toolchain is None:
             self._toolchain = sha256_json(
                 {
-                    "tree": self.tree_digest(
-                        [PACKAGE, REPO / "templates", REPO / "site_src", REPO / "mkdocs.yml"]
+                    "tree": self.tree_digest([self.package]),
+                    "checkout": self.tree_digest(
+                        [REPO / "mkdocs.yml", REPO / "templates", REPO / "site_src"]
                     ),
                     "libraries": self._library_versions(),
                 }
             )
         return self._toolchain
+
+    def code(self, kind: str) -> str:
+        """Digest of the code that makes `kind`'s products (`publish/product_code.py`): what a
+        product's key holds instead of the whole toolchain's digest, so that a change to other
+        code or templates does not remake it."""
+        # Worked out for every kind at once, by the first lookup: in `build`, the figures'
+        # (in this process, before any worker is forked, so no worker works them out again).
+        if self._codes is None:
+            self._codes = self._product_codes()
+        return self._codes[kind]
+
+    def _product_codes(self) -> dict[str, str]:
+        # Reading the modules' imports costs a few tenths of a second: remembered while the
+        # toolchain and the installed distributions are those they were worked out for.
+        stamp = [self.toolchain(), self._site_packages_stamp()]
+        known = self._digests.get("<product code>")
+        if known is not None and known[0] == stamp:
+            return known[1]
+        versions = _distribution_versions()
+        codes = {}
+        for kind in sorted(product_code.PRODUCTS):
+            made = product_code.code_files(kind, self.package)
+            names = {d for top in made.imported for d in versions.get(top, {})}
+            names.update(made.libraries)
+            flat = {d: v for top in versions.values() for d, v in top.items()}
+            codes[kind] = sha256_json(
+                {
+                    "files": [
+                        (p.relative_to(self.package).as_posix(), self.file_digest(p))
+                        for p in made.files
+                    ],
+                    "libraries": {name: flat.get(name, "") for name in sorted(names)},
+                    "python": sys.version,
+                }
+            )
+        self._digests["<product code>"] = [stamp, codes]
+        self._dirty = True
+        return codes
+
+    @staticmethod
+    def _site_packages_stamp() -> list[Any]:
+        import sysconfig
+
+        site = Path(sysconfig.get_paths()["purelib"])
+        return [str(site), site.stat().st_mtime_ns]
 
     def _library_versions(self) -> dict[str, str]:
         # Reading a dozen packages' metadata costs more than the rest of a no-change build;

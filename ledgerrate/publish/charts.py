@@ -7,8 +7,9 @@ carry alt text (`<title>` and `<desc>`), and the standard footer (standard §6).
 deterministic for the same input so that rebuilding a site changes no bytes.
 
 Drawing is most of a warm build's own work, so inside `cached_in(cache)` each chart is a product
-of the build cache, keyed by the digest of its arguments and the toolchain (code and library
-versions, matplotlib's among them): an unchanged chart is read back instead of drawn.
+of the build cache, keyed by the digest of its arguments and of the charts' code
+(`publish/product_code.py`: their modules and library versions, matplotlib's among them): an
+unchanged chart is read back instead of drawn.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def _cached(draw: _Draw) -> _Draw:
         cache = _CACHE.get()
         if cache is None:
             return draw(*args, **kwargs)
-        key = key_of("chart", draw.__name__, cache.toolchain(), _as_input([args, kwargs]))
+        key = key_of("chart", draw.__name__, cache.code("chart"), _as_input([args, kwargs]))
         made = cache.product("chart", key, lambda: draw(*args, **kwargs).encode("utf-8"))
         return made.decode("utf-8")
 

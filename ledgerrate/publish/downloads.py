@@ -15,8 +15,6 @@ match, and are hard-linked from it rather than copied.
 from __future__ import annotations
 
 import contextlib
-import gzip
-import io
 import json
 import sys
 import tempfile
@@ -57,7 +55,6 @@ from ledgerrate.layout import (
 from ledgerrate.publish import corrected, price_check_data
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
-    PACKAGE,
     BuildCache,
     key_of,
     map_cached,
@@ -67,6 +64,7 @@ from ledgerrate.publish.cache import (
 from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
+from ledgerrate.publish.log_gzip import GZIP_LEVEL, gzipped_log
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 from ledgerrate.schema_export import schema_documents
 from ledgerrate.seal import for_edition, read_index, sealed_name
@@ -76,7 +74,6 @@ _INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESC
 # Logs published as the gzip of their bytes; an incident's files go out as they are.
 GZIPPED_LOGS = (f"{RUNS}/", f"{GRADES}/", f"{PROBES}/")
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
-GZIP_LEVEL = 6
 # Logs gzipped per worker job: one log takes a few milliseconds, a hand-off about a tenth of one.
 _GZIP_BATCH = 64
 
@@ -117,14 +114,6 @@ class DataSection:
     seeds: list[SeedCheck]
     dataset_notes: list[str]
     sealed: list[SealedDownload] = field(default_factory=list)
-
-
-def gzip_bytes(data: bytes, level: int = GZIP_LEVEL) -> bytes:
-    """Deterministic gzip: no timestamp, no file name in the header."""
-    buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=level) as gz:
-        gz.write(data)
-    return buffer.getvalue()
 
 
 def _place(cached: Path, target: Path, known: dict[Path, str]) -> None:
@@ -204,7 +193,7 @@ def _renderer(cache: BuildCache) -> str:
     """What renders files beyond the hashed content: the workload code, synth, the PDF stack.
     Once per pass over the datasets, not per dataset: a no-change build walks these folders."""
     return key_of(
-        cache.tree_digest([PACKAGE / "workloads", PACKAGE / "synth"]),
+        cache.code("dataset"),
         build_dataset.__module__,
         stack_versions(),
     )
@@ -278,10 +267,10 @@ def _regenerate(root: Path, workload: str) -> tuple[dict[str, Any], dict]:
 def _schema_files(cache: BuildCache) -> dict[str, bytes]:
     """The JSON Schemas of the files on disk, as published beside every edition's data.
 
-    They come from the code alone, so they are one product per toolchain: pydantic takes about
-    0.2 CPU-seconds to generate them, a quarter of a build's own work when everything else
-    comes from the cache."""
-    raw = cache.product("schemas", key_of("schemas", cache.toolchain()), _schema_texts)
+    They come from the code alone, so they are one product per version of the schemas' code:
+    pydantic takes about 0.2 CPU-seconds to generate them, a quarter of a build's own work when
+    everything else comes from the cache."""
+    raw = cache.product("schemas", key_of("schemas", cache.code("schemas")), _schema_texts)
     return {name: text.encode("utf-8") for name, text in json.loads(raw).items()}
 
 
@@ -300,10 +289,6 @@ def site_name(name: str) -> str:
     return download_name(name)
 
 
-def _gzipped_log(log: Path) -> bytes:
-    return gzip_bytes(log.read_bytes())
-
-
 def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     """Every run, grade and probe log with its cached gzip; the missing ones are made by a
     worker per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
@@ -314,12 +299,13 @@ def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     logs = sorted([*cell_log_files(paths.runs_dir), *cell_log_files(paths.grades_dir)]) + sorted(
         paths.probes_dir.glob("*.jsonl")
     )
-    keys = [key_of("gzip-raw", GZIP_LEVEL, cache.file_digest(log)) for log in logs]
+    code = cache.code("gzip")
+    keys = [key_of("gzip-raw", code, GZIP_LEVEL, cache.file_digest(log)) for log in logs]
     found: dict[int, Path | None] = {i: cache.stored("gzip", key) for i, key in enumerate(keys)}
     missing = [i for i, cached in found.items() if cached is None]
 
     def make(batch: Sequence[int]) -> list[Path]:
-        return [cache.product_path("gzip", keys[i], partial(_gzipped_log, logs[i])) for i in batch]
+        return [cache.product_path("gzip", keys[i], partial(gzipped_log, logs[i])) for i in batch]
 
     batches = forked.batches(missing, _GZIP_BATCH)
     for batch, made in zip(batches, map_cached(make, batches, cache), strict=True):
@@ -420,7 +406,7 @@ def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, s
         for p in ([member] if member.is_file() else sorted(member.rglob("*")))
         if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
     ]
-    key = key_of("bundle", cache.toolchain(), edition.id, listing)
+    key = key_of("bundle", cache.code("bundle"), edition.id, listing)
     cached = cache.streamed_product_path("bundle", key, partial(stream_bundle, root))
     sha = cached.name.rsplit("-", 1)[1]
     _place(cached, dest / "bundle" / f"ledgerrate-evidence-{edition.id}-{sha}.tar.gz", known)
@@ -475,7 +461,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     shown = sha256_bytes(edition.results.model_dump_json().encode())
     errata = edition.errata.model_dump_json() if edition.errata else None
     key = key_of(
-        "corrected", cache.toolchain(), edition.id, sha256_bytes(results_json), shown, errata
+        "corrected", cache.code("corrected"), edition.id, sha256_bytes(results_json), shown, errata
     )
     made = cache.product_path(
         "corrected", key, lambda: corrected.corrected_json(edition, results_json)
@@ -483,7 +469,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     _place(made, dest / corrected.FILENAME, known)
     made = cache.product_path(
         "results-csv",
-        key_of("results-csv", cache.toolchain(), shown),
+        key_of("results-csv", cache.code("results-csv"), shown),
         partial(_results_csv, edition),
     )
     _place(made, dest / "results.csv", known)

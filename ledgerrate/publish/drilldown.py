@@ -14,9 +14,9 @@ most of a large edition's drill-down markdown. Every string from a record goes t
 escaping as the rest of the site.
 
 A cell page is a function of the cell's two logs, the edition's manifest, the published dataset
-and the toolchain; the items page of all its cells' logs: both come from the build cache
-(`publish/cache.py`) while those are unchanged, so they cost nothing on a rebuild that changes
-no record.
+and the code that renders it (`publish/product_code.py`); the items page of all its cells'
+logs: both come from the build cache (`publish/cache.py`) while those are unchanged, so they
+cost nothing on a rebuild that changes no record.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def _render_workload(
         log_digests.append(digests)
         key = key_of(
             "drilldown",
-            cache.toolchain(),
+            cache.code("drilldown"),
             edition.id,
             cell.model_dump(mode="json"),
             manifest_digest,
@@ -245,7 +245,7 @@ def _render_workload(
     root = _root_of(rel)
     key = key_of(
         "drilldown-items",
-        cache.toolchain(),
+        cache.code("drilldown-items"),
         edition.id,
         workload.workload,
         [c.model_dump(mode="json") for c in workload.cells],

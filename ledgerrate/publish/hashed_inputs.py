@@ -160,14 +160,14 @@ def _hashed_files_json(edition: Edition) -> bytes:
 def write_hashed_inputs(edition: Edition, dest: Path, cache: BuildCache) -> None:
     """Write `hashed/` into an edition's data folder (before its SHA256SUMS is written).
 
-    A cache product keyed by the toolchain and the edition's sealed inputs: reading the
+    A cache product keyed by the code that makes it and the edition's sealed inputs: reading the
     workloads' sources imports the catalogue (and through it the PDF renderer), which a build
     on a warm cache must not pay for."""
     paths = edition.paths
     inputs = [paths.manifest, paths.pricing, paths.registration, paths.errata]
     key = key_of(
         "hashed",
-        cache.toolchain(),
+        cache.code("hashed"),
         edition.id,
         [(p.name, cache.file_digest(p)) for p in inputs if p.is_file()],
     )

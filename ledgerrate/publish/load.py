@@ -147,7 +147,8 @@ def _examples(
             if log.exists() and cache is None:
                 chosen = _chosen_lines(log, cell.sitting)
             elif log.exists() and cache is not None:
-                key = key_of("examples", cache.toolchain(), cell.sitting, cache.file_digest(log))
+                digest = cache.file_digest(log)
+                key = key_of("examples", cache.code("examples"), cell.sitting, digest)
                 chosen = cache.product("examples", key, partial(_chosen_lines, log, cell.sitting))
             found[(cell.workload, cell.model, str(cell.mode))] = [
                 Example.of(RunRecord.model_validate_json(line)) for line in chosen.splitlines()

@@ -3,6 +3,9 @@
 Rendering is locked down: the URL fetcher serves only files inside the template asset folder and
 refuses every other URL (network, `file:` elsewhere, `data:`), so nothing in an edition can make
 the renderer fetch anything. The PDF is tagged (PDF/UA-1) and embeds its fonts.
+
+Nothing but the rate card's PDF is made here: the rate cards are keyed by this module's code, and
+no other product is (`publish/product_code.py`).
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ def worth_forking(editions: list[Edition]) -> bool:
 def _ratecard(
     edition: Edition, target: Path, cache: BuildCache, site_url: str | None = None
 ) -> None:
-    """The rate-card PDF is a function of its HTML and the toolchain (fonts, CSS, weasyprint)."""
+    """The rate-card PDF is a function of its HTML and of the code that lays it out (fonts, CSS,
+    weasyprint)."""
     card = rate_card(
         edition.results,
         edition.manifest,
@@ -155,7 +156,7 @@ def _ratecard(
 
         return pdf.ratecard_pdf(card)  # the card the key was made from, not made again
 
-    key = key_of("ratecard", cache.toolchain(), html)
+    key = key_of("ratecard", cache.code("ratecard"), html)
     place_product(cache.product_path("ratecard", key, make), target)
 
 

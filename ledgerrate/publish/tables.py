@@ -110,13 +110,13 @@ def _write_pair(
     products: tuple[str, str],
 ) -> None:
     """`<stem>.json` and `<stem>.csv` in `folder`; with a cache, each is a product keyed by the
-    toolchain and `inputs` (what the table is, its edition and its rows as JSON)."""
+    tables' code and `inputs` (what the table is, its edition and its rows as JSON)."""
     if cache is None:
         write_plain(folder / f"{stem}.json", as_json())
         write_plain(folder / f"{stem}.csv", as_csv())
         return
     label, edition_id, rows = inputs
-    key = key_of(label, cache.toolchain(), edition_id, rows)
+    key = key_of(label, cache.code(products[0]), edition_id, rows)
     place_product(cache.product_path(products[0], key, as_json), folder / f"{stem}.json")
     place_product(cache.product_path(products[1], key, as_csv), folder / f"{stem}.csv")
 

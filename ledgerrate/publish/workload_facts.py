@@ -4,8 +4,9 @@ rubric, answer schema, pass rule and changelog.
 These come from the workload's module, and importing the catalogue of workloads imports every
 generator and the PDF stack they render with (weasyprint, pdfplumber): about 0.4 CPU-seconds,
 more than all the rest of a build's own work when its products come from the cache. So the
-facts are a cached product too, keyed by the toolchain (which covers every workload's source)
-and the workload id: a build on a machine that has them never imports a workload.
+facts are a cached product too, keyed by the code that makes them (which covers every
+workload's source) and the workload id: a build on a machine that has them never imports a
+workload.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def workload_facts(workload_id: str, cache: BuildCache | None = None) -> Workloa
     if cache is None:
         raw = _facts_json(workload_id)
     else:
-        key = key_of("workload-facts", cache.toolchain(), workload_id)
+        key = key_of("workload-facts", cache.code("workload-facts"), workload_id)
         raw = cache.product("workload-facts", key, lambda: _facts_json(workload_id))
     found = json.loads(raw)
     return None if found is None else WorkloadFacts.model_validate(found)

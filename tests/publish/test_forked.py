@@ -79,6 +79,30 @@ def test_one_worker_or_one_job_runs_here(tmp_path: Path, monkeypatch: pytest.Mon
     assert forked.workers(1) == 1 and forked.workers(3) == 3
 
 
+def test_workers_are_capped_by_the_memory_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(forked.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(forked.os, "sched_getaffinity", lambda _pid: set(range(8)))
+    gib = 1 << 30
+    # Each worker is allowed what this process holds: 3 GB free for a 1 GB parent is 3.
+    monkeypatch.setattr(forked, "_available_and_held", lambda: (3 * gib + 5, gib))
+    assert forked.memory_cap() == 3 and forked.workers(100) == 3
+    monkeypatch.setattr(forked, "_available_and_held", lambda: (gib // 2, gib))
+    assert forked.workers(100) == 1  # never none
+    monkeypatch.setattr(forked, "_available_and_held", lambda: (64 * gib, gib))
+    assert forked.workers(100) == 8  # the CPUs decide when memory is plenty
+    # A number named by the user is theirs to choose.
+    monkeypatch.setattr(forked, "_available_and_held", lambda: (gib // 2, gib))
+    monkeypatch.setenv(forked.WORKERS_ENV, "4")
+    assert forked.workers(100) == 4
+
+
+def test_the_memory_figures_are_read_from_the_kernel() -> None:
+    found = forked._available_and_held()
+    assert found is not None  # Linux: /proc/meminfo and /proc/self/statm
+    available, held = found
+    assert available > 0 and 1 << 20 < held < available * 64
+
+
 def test_a_job_that_maps_again_runs_its_own_jobs_in_its_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -17,14 +17,14 @@ from ledgerrate.publish.cache import BuildCache, key_of
 
 
 class CompiledTemplates(BytecodeCache):
-    """Keyed by the template's name and source and by the toolchain (code, jinja's version),
-    and checked against their digest like every product."""
+    """Keyed by the template's name and source and by the code that makes the environments
+    (and jinja's version), and checked against their digest like every product."""
 
     def __init__(self, cache: BuildCache) -> None:
         self.cache = cache
 
     def _key(self, bucket: Bucket) -> str:
-        return key_of("jinja", self.cache.toolchain(), bucket.key, bucket.checksum)
+        return key_of("jinja", self.cache.code("jinja"), bucket.key, bucket.checksum)
 
     def load_bytecode(self, bucket: Bucket) -> None:
         found = self.cache.stored("jinja", self._key(bucket))

@@ -1,0 +1,178 @@
+"""Which code makes each kind of build product, so that a product is keyed by that code alone.
+
+A product's cache key holds `BuildCache.code(kind)`, the digest of:
+- the source of the modules named for its kind below and of every `ledgerrate` module they
+  import, found by reading their import statements (an import inside a function counts, so a
+  renderer imported lazily is still part of its product's code), with each imported module's
+  parent packages (importing a module runs their `__init__.py`);
+- the files under `ledgerrate/site/` it reads (templates, CSS), named below; files there that a
+  kind does not name cannot change its products;
+- folders named below whose modules are reached without an import statement the scan can read
+  (the workloads' catalogue);
+- the versions of the third-party distributions those modules import, and Python's version.
+
+So a change to one page template remakes only the products rendered from that template (none,
+for most: the pages themselves are not cached, they are rendered by every build that is not a
+no-change one); a change to the gzip code remakes the gzips, one to the rate card's PDF code
+the rate cards. Before, every product was keyed by the digest of the whole toolchain, and any
+upgrade was a cold build (15 minutes at ten 215-model editions).
+
+A module missing from this table costs nothing but correctness, so `tests/publish/
+test_product_code.py` checks that every module named exists, that every kind the build makes is
+named here, and which products a template-only change remakes.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ProductCode:
+    modules: tuple[str, ...]  # the modules whose functions make the product
+    site: tuple[str, ...] = ()  # files or folders under `ledgerrate/site/` it reads
+    trees: tuple[str, ...] = ()  # package folders reached without an import statement
+    libraries: tuple[str, ...] = ()  # distributions it uses without importing them by name
+    # Modules that make this kind's products and nothing else: other kinds' code stops there,
+    # though their modules import them (the downloads import the gzip code to place the gzips).
+    own: tuple[str, ...] = ()
+
+
+_WORKLOADS = ("workloads", "synth")
+_DRILLDOWN = ProductCode(
+    ("ledgerrate.publish.drilldown", "ledgerrate.publish.pages"),
+    site=("templates/run_cell.md.j2", "templates/run_items.md.j2", "templates/_macros.md.j2"),
+    libraries=("jinja2",),
+)
+
+PRODUCTS: dict[str, ProductCode] = {
+    # an edition's figures (`publish/build.py`) and the example lines its pages show
+    "results": ProductCode(("ledgerrate.publish.load",), trees=_WORKLOADS),
+    "examples": ProductCode(("ledgerrate.publish.load",)),
+    # downloads (`publish/downloads.py`)
+    "gzip": ProductCode(("ledgerrate.publish.log_gzip",), own=("ledgerrate.publish.log_gzip",)),
+    "bundle": ProductCode(("ledgerrate.publish.bundle",)),
+    "corrected": ProductCode(("ledgerrate.publish.corrected",)),
+    "results-csv": ProductCode(("ledgerrate.publish.downloads",)),
+    "schemas": ProductCode(("ledgerrate.schema_export",)),
+    "hashed": ProductCode(("ledgerrate.publish.hashed_inputs",), trees=_WORKLOADS),
+    # what renders a released dataset's files beyond its hashed content (board-pack PDFs)
+    "dataset": ProductCode(
+        ("ledgerrate.generate.dataset", "ledgerrate.publish.downloads"), trees=_WORKLOADS
+    ),
+    "ratecard": ProductCode(
+        ("ledgerrate.publish.pdf", "ledgerrate.publish.card_html"),
+        site=("templates/pdf",),
+        own=("ledgerrate.publish.pdf",),
+    ),
+    "chart": ProductCode(("ledgerrate.publish.charts",)),
+    "workload-facts": ProductCode(("ledgerrate.publish.workload_facts",), trees=_WORKLOADS),
+    **{
+        kind: ProductCode(("ledgerrate.publish.tables",))
+        for kind in ("cells-json", "cells-csv", "card-json", "card-csv")
+    },
+    "drilldown": _DRILLDOWN,
+    "drilldown-items": _DRILLDOWN,
+    # compiled jinja templates: the key holds the template's source; the bytecode depends on
+    # jinja and on how the environments are made (the pages', the mkdocs theme's)
+    "jinja": ProductCode(
+        ("ledgerrate.publish.engine.compiled_templates", "ledgerrate.publish.pages"),
+        libraries=("jinja2", "mkdocs", "mkdocs-material"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class CodeFiles:
+    """What a kind's products are made from, as files and distribution names."""
+
+    files: tuple[Path, ...]
+    imported: tuple[str, ...]  # top-level names of third-party modules imported
+    libraries: tuple[str, ...]
+
+
+def code_files(kind: str, package: Path) -> CodeFiles:
+    """The files of the code that makes `kind`'s products in the package at `package`."""
+    spec = PRODUCTS[kind]
+    found: dict[Path, None] = {}
+    imported: set[str] = set()
+    pending = list(spec.modules)
+    seen: set[str] = set()
+    others = {m for other in PRODUCTS.values() for m in other.own if m not in spec.modules}
+    excluded = {module_path(m, package) for m in others}
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for path in _module_and_parents(name, package):
+            if path in found or path in excluded:
+                continue
+            found[path] = None
+            internal, external = _imports(path.read_bytes(), _package_of(name, path, package))
+            pending.extend(internal)
+            imported.update(external)
+    for rel in spec.site:
+        found.update(dict.fromkeys(_files(package / "site" / rel)))
+    for tree in spec.trees:
+        found.update(dict.fromkeys(p for p in _files(package / tree) if p.suffix == ".py"))
+    return CodeFiles(tuple(sorted(found)), tuple(sorted(imported)), spec.libraries)
+
+
+def _files(root: Path) -> Iterable[Path]:
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def module_path(name: str, package: Path) -> Path | None:
+    """The source file of `ledgerrate` module `name` under `package`, if it is one."""
+    parts = name.split(".")[1:]
+    base = package.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_and_parents(name: str, package: Path) -> list[Path]:
+    parts = name.split(".")
+    paths = [module_path(".".join(parts[:i]), package) for i in range(1, len(parts) + 1)]
+    return [p for p in paths if p is not None]
+
+
+def _package_of(name: str, path: Path, package: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def _imports(source: bytes, current: str) -> tuple[list[str], list[str]]:
+    """The `ledgerrate` modules that the module in package `current` (its `source`) imports
+    (`from a import b` names `a.b` too, in case `b` is a module), and the top-level names of
+    the other modules it imports."""
+    tree = ast.parse(source)
+    internal: list[str] = []
+    external: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = current.split(".")[: len(current.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            top = name.partition(".")[0]
+            if top == "ledgerrate":
+                internal.append(name)
+            elif top and top not in sys.stdlib_module_names and top != "__future__":
+                external.append(top)
+    return internal, external
