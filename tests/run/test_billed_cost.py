@@ -236,6 +236,8 @@ def test_the_standalone_verifier_redoes_the_reconciliation(edition_factory, look
         reps=10,
         protocol_met=True,
     )
+    # A token-priced cell: what the verifier's edition walk adds after `cell_figures`.
+    fresh["time_priced"] = None
     published = cell.model_dump(mode="json")
     assert sf.same(published["billed"], fresh["billed"])
     assert fresh["billed"]["agrees"] is False and fresh["billed"]["basis"] == "reconciled"
