@@ -315,6 +315,9 @@ def test_verify_and_the_standalone_verifier_rederive_the_manual_cells(
     assert any("cell CPO interval" in x and kit.MONTH_END in x for x in manual)
     assert any("cell void" in x and RECONCILE in x for x in manual)
     assert any("rate card csv line" in x and "by_hand" in x for x in lines)
+    # The seconds and rate behind the cost, re-derived from the sitting, give back its spend.
+    assert any("cell re-pricing totals" in x and kit.EXTRACT in x for x in manual)
+    assert any("cell re-priced at frozen prices" in x and kit.MONTH_END in x for x in manual)
 
 
 def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_path: Path) -> None:
@@ -346,3 +349,35 @@ def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_p
     verify = subprocess.run([CLI, "verify", str(edition)], capture_output=True, text=True)
     assert verify.returncode == 1
     assert "manual" in verify.stdout
+
+
+def test_repriced_the_manual_arm_is_still_never_ranked(
+    built: dict[str, Any], tmp_path: Path
+) -> None:
+    """At prices that make the analyst far cheaper and the cheap model dearer than the
+    flagship, the cheapest qualifying model is still a model, and no premium names the arm."""
+    from ledgerrate.io import write_yaml
+    from ledgerrate.publish.repriced import repriced
+    from ledgerrate.schema import ReaderPrices
+
+    reader = ReaderPrices(
+        models={"cheap": {"input_per_mtok": "50", "output_per_mtok": "200"}},
+        hourly={"manual": "0.000001"},
+    )
+    path = tmp_path / "my-prices.yaml"
+    write_yaml(path, reader)
+    view = repriced(built["edition"], path)
+    for workload in view.results.workloads:
+        manual = _cell(view.results, workload.workload, "manual")
+        line = workload.cheapest_qualifying
+        assert line is None or line.model != "manual"
+        assert all(p.model != "manual" for p in workload.flagship_premiums)
+        assert "manual" not in workload.agentic_multiplier
+        published = _cell(built["results"], workload.workload, "manual")
+        assert manual.qualifying == published.qualifying  # quality does not depend on price
+    extract = next(w for w in view.results.workloads if w.workload == kit.EXTRACT)
+    manual = _cell(view.results, kit.EXTRACT, "manual")
+    assert manual.qualifying and manual.cpo_usd is not None
+    assert extract.cheapest_qualifying is not None
+    assert manual.cpo_usd < extract.cheapest_qualifying.cpo_usd
+    assert extract.cheapest_qualifying.model == "big"  # the inverted order, among models only
