@@ -227,6 +227,10 @@ def reprice_cell(cell: CellResult, prices: Prices) -> CellResult:
     """The cell at `prices`: spend, CPO and cost per attempt re-derived; a figure the
     published cell does not show (withdrawn, or no successful outcome) stays absent."""
     spend, infra = cell_spend(cell, prices)
+    if spend is None and by_hand(cell):
+        # A void manual arm, or one without a recorded rate: no figure at any rate.
+        nothing = {"spend_usd": None, "cpo_usd": None, "cost_per_attempt_usd": None}
+        return cell.model_copy(update={**nothing, "cpo_ci": None, "cpo_ci_dropped_share": None})
     if spend is None:
         return cell.model_copy(update={"cpo_ci": None})
     # A manual cell with an unknown line: its known lines at the reader's rate, as published,

@@ -134,7 +134,12 @@ def _user_text(body: dict[str, Any]) -> str:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("manual-e2e")
+    return build_manual_edition(tmp_path_factory.mktemp("manual-e2e"))
+
+
+def build_manual_edition(root: Path, *, site: bool = True) -> dict[str, Any]:
+    """The test edition `2026-10-m` under `root/editions`, run, graded and published, and its
+    site built (`site=False`: not built). Also used by the browser's re-pricing test."""
     os.environ.setdefault("LEDGERRATE_PRIVATE_DIR", str(root / "private"))
     os.environ[KEY_ENV] = "fake-key-for-the-manual-arm-test"
     editions = root / "editions"
@@ -187,6 +192,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     results = edition_results(edition)
     record_publication(edition, results, dt.datetime.now(dt.UTC))
     out = root / "build"
+    if not site:
+        return {"edition": edition, "results": results, "judge_inputs": judge_inputs}
     build = subprocess.run(
         [CLI, "build", "--editions", str(editions),
          "--out", str(out)],

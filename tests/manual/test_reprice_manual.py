@@ -91,7 +91,7 @@ def test_at_the_recorded_rates_the_manual_cells_reprice_to_their_published_figur
 ) -> None:
     view = _at(edition, tmp_path, ReaderPrices())
     assert view.changed == []
-    for workload in (kit.EXTRACT, kit.MONTH_END, RECONCILE):
+    for workload in (kit.EXTRACT, kit.MONTH_END):
         mine, theirs = _manual(view.results, workload), _manual(published, workload)
         for field in ("spend_usd", "cpo_usd", "cost_per_attempt_usd", "infra_excluded_usd"):
             assert getattr(mine, field) == getattr(theirs, field), (workload, field)
@@ -147,7 +147,7 @@ def test_a_void_manual_arm_has_nothing_to_reprice(
     assert shown.void and shown.time_priced is None
     cell = _manual(_at(edition, tmp_path, ReaderPrices(hourly={"manual": "99"})).results, RECONCILE)
     assert cell.void and cell.cpo_usd is None and cell.cost_per_attempt_usd is None
-    assert not cell.spend_usd
+    assert cell.spend_usd is None  # no re-priced figure, not even the known lines
 
 
 def test_a_manual_rate_for_an_edition_without_a_manual_arm_is_refused(tmp_path: Path) -> None:
