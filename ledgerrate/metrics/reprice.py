@@ -180,13 +180,13 @@ def effective_prices(
             rates[model] = now
             if now != was:
                 changed.append(f"{model} hourly rate: {_dollars(was)} → {_dollars(now)} per hour")
-        own = reader.hourly.get(MANUAL_MODEL)
-        if own is not None and manual:
-            rates[MANUAL_MODEL] = own
+        by_hand_rate = reader.hourly.get(MANUAL_MODEL)
+        if by_hand_rate is not None and manual:
+            rates[MANUAL_MODEL] = by_hand_rate
             changed.extend(
-                f"{MANUAL_MODEL} hourly rate: {_dollars(was)} → {_dollars(own)} per hour"
+                f"{MANUAL_MODEL} hourly rate: {_dollars(was)} → {_dollars(by_hand_rate)} per hour"
                 for was in manual
-                if was != own
+                if was != by_hand_rate
             )
     return Prices(tokens=tokens, hourly=rates, changed=changed)
 

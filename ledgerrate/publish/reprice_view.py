@@ -33,7 +33,7 @@ def _time(cell: CellResult) -> dict[str, Any] | None:
     timed = cell.time_priced
     if timed is None:
         return None
-    out = {
+    out: dict[str, Any] = {
         "basis": timed.basis,
         "hour_usd": str(timed.hour_usd),
         "seconds": str(timed.seconds),

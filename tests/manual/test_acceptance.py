@@ -345,6 +345,8 @@ def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_p
     wrong = [x for x in alone.stdout.splitlines() if x.startswith("MISMATCHED")]
     assert any("cell manual arm" in x and kit.EXTRACT in x for x in wrong), wrong
     assert any("cell CPO" in x and "manual/by-hand" in x for x in wrong), wrong
+    # The re-pricing block no longer matches the sitting's rate either.
+    assert any("cell re-pricing totals" in x and kit.EXTRACT in x for x in wrong), wrong
 
     edition = tmp_path / "editions" / "2026-10-m"
     shutil.copytree(built["edition"], edition)
