@@ -6,7 +6,9 @@ analyst's stopwatch seconds over the counted items × the hourly rate ÷ 3600, t
 tool as recorded. A line is a dollar figure (0 when genuinely zero) or unknown; one unknown line
 makes the total, and so the CPO, unknown: nothing is filled in. CPO = total ÷ passes, like any
 cell. The bootstrap resamples items with each item's cost its own time × rate plus an equal
-share of the tool lines (which are per sitting, not per item).
+share of the tool lines (which are per sitting, not per item). The cell's `time_priced` block
+(basis `manual`) carries the counted seconds, the recorded rate and the tool lines, so a reader
+can re-price it (metrics/reprice.py) to exactly what this recipe gives at their rate.
 
 The published sitting is the latest recorded one, void or not: a later sitting is never passed
 over for an earlier, better one, and earlier sittings are counted, never pooled. A void sitting

@@ -156,3 +156,22 @@ def test_a_manual_rate_for_an_edition_without_a_manual_arm_is_refused(tmp_path: 
     with pytest.raises(FileProblem) as caught:
         repriced(BUNDLED / "2026-12", path)
     assert "hourly.manual" in str(caught.value)
+
+
+def test_an_arm_without_a_recorded_rate_is_not_repriced(tmp_path: Path) -> None:
+    """Its seconds are published (`manual.hours`) but no rate: it carries no `time_priced`,
+    a reader's `hourly: manual` names nothing to re-price, and its cost stays unknown."""
+    os.environ.setdefault("LEDGERRATE_PRIVATE_DIR", str(tmp_path / "private"))
+    folder = kit.registered_edition(tmp_path / "2026-12-u", [kit.EXTRACT])
+    packet = kit.fill(folder, kit.packet(folder, kit.EXTRACT, tmp_path / "p"), rate="unknown")
+    import_manual(folder, packet, now=lambda: kit.window_close(folder))
+    grade_edition(folder)
+    cell = _manual(edition_results(folder), kit.EXTRACT)
+    assert cell.time_priced is None and cell.manual is not None and cell.manual.hours
+    path = tmp_path / "my-prices.yaml"
+    write_yaml(path, ReaderPrices(hourly={"manual": Decimal("30")}))
+    with pytest.raises(FileProblem) as caught:
+        repriced(folder, path)
+    assert "hourly.manual" in str(caught.value)
+    again = _manual(_at(folder, tmp_path, ReaderPrices()).results, kit.EXTRACT)
+    assert again.cpo_usd is None and again.spend_usd is None
