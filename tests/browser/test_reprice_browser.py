@@ -369,6 +369,12 @@ def test_the_manual_arm_reprices_in_the_browser_as_on_the_command_line(
     assert void["cpo"] == void["spend"] == void["cpa"] == void["rate"] == ""
     rows = {r["id"]: r for r in page.eval_on_selector("details.lr-reprice", MANUAL_READ)}
     assert rows[RECONCILE]["shown"] == "void: no figure"
+    # An unknown tool line: the known lines at the reader's rate, and no CPO at any rate.
+    judged = by_hand[("generate.variance-commentary.v1", "manual")]
+    assert judged["cpo"] == judged["cpa"] == "" and judged["spend"]
+    assert rows["generate.variance-commentary.v1"]["shown"] == (
+        "unknown (tool: style checker unknown)"
+    )
     assert rows["extract.invoice.v2"]["head"].startswith("By hand")
     manual = next(c for c in invoice.cells if c.model == "manual")
     assert manual.cpo_usd is not None

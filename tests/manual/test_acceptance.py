@@ -179,7 +179,15 @@ def build_manual_edition(root: Path, *, site: bool = True) -> dict[str, Any]:
         for workload_id, rate in rates.items():
             packet = kit.packet(edition, workload_id, packets / workload_id)
             minutes = 6.0 if workload_id == kit.EXTRACT else 20.0
-            kit.fill(edition, packet, rate=rate, minutes=minutes)
+            # The judged arm's style checker cost nobody knows: its cost stays unknown.
+            tools = {"spreadsheet": "0", "style checker": "unknown"}
+            kit.fill(
+                edition,
+                packet,
+                rate=rate,
+                minutes=minutes,
+                tools=tools if workload_id == kit.VARIANCE else None,
+            )
             import_manual(edition, packet, now=lambda: later)
         void = kit.fill(
             edition, kit.packet(edition, RECONCILE, packets / RECONCILE), statement=None
@@ -287,6 +295,9 @@ def test_the_card_shows_the_by_hand_lines_and_ratios(built: dict[str, Any]) -> N
     assert "by hand costs ×" in extract and "the cheapest model" in extract
     assert "timing statement" in extract and "Phone stopwatch" in extract
     assert "test fixture" in extract
+    judged = _cell(built["results"], kit.VARIANCE, "manual")
+    assert judged.cpo_usd is None and judged.manual is not None
+    assert judged.manual.total_usd is None  # an unknown tool line, never filled in
     close = card[card.index("Run a mini month-end close") :][:700]
     assert "per job" in close and "$55/h" in close
     rows = json.loads((site / "editions" / "2026-10-m" / "ratecard.json").read_text())["lines"]
