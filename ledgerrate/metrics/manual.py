@@ -6,7 +6,9 @@ analyst's stopwatch seconds over the counted items × the hourly rate ÷ 3600, t
 tool as recorded. A line is a dollar figure (0 when genuinely zero) or unknown; one unknown line
 makes the total, and so the CPO, unknown: nothing is filled in. CPO = total ÷ passes, like any
 cell. The bootstrap resamples items with each item's cost its own time × rate plus an equal
-share of the tool lines (which are per sitting, not per item).
+share of the tool lines (which are per sitting, not per item). The cell's `time_priced` block
+(basis `manual`) carries the counted seconds, the recorded rate and the tool lines, so a reader
+can re-price it (metrics/reprice.py) to exactly what this recipe gives at their rate.
 
 The published sitting is the latest recorded one, void or not: a later sitting is never passed
 over for an earlier, better one, and earlier sittings are counted, never pooled. A void sitting
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 import numpy as np
 import pandas as pd
@@ -25,7 +27,7 @@ import pandas as pd
 from ledgerrate.metrics.cells import CellData, assemble_cell
 from ledgerrate.metrics.intervals import bootstrap_cpo, keyed_rng
 from ledgerrate.metrics.load import CellKey
-from ledgerrate.metrics.money import cpo, per_attempt, quantize_cpo
+from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.schema import (
     CellCostBasis,
     CellResult,
@@ -33,10 +35,22 @@ from ledgerrate.schema import (
     ManualArm,
     ManualSitting,
     Outcome,
+    TimePriced,
 )
 
 HUMAN_TIME = "human time"
 SECONDS_PER_HOUR = Decimal(3600)
+# Enough digits that seconds × rate ÷ 3600 is rounded once, to 1e-12 USD, as re-pricing
+# (metrics/reprice.py) and the page's exact BigInt arithmetic round it.
+PRECISION = 80
+
+
+def human_time_usd(counted_seconds: Decimal, rate: Decimal) -> Decimal:
+    """The human-time line: the counted items' seconds × the hourly rate ÷ 3600, rounded
+    half-even to 1e-12 USD once over the total (not per item)."""
+    with localcontext() as ctx:
+        ctx.prec = PRECISION
+        return time_cost(counted_seconds, rate)
 
 
 def seconds(value: object) -> Decimal:
@@ -74,7 +88,7 @@ def cost_lines(
         hours = counted_seconds / SECONDS_PER_HOUR
         human = CostItem(
             line=HUMAN_TIME,
-            usd=quantize_cpo(counted_seconds * rate / SECONDS_PER_HOUR),
+            usd=human_time_usd(counted_seconds, rate),
             basis=f"{hours.normalize():f} h × ${rate}/h ({sitting.rate_basis})",
         )
     lines = [human]
@@ -116,6 +130,20 @@ def manual_cell(
         total_usd=total,
         sittings=[s.sitting for s in sittings],
     )
+    timed = None
+    if counted is not None and sitting.hourly_rate_usd is not None:
+        # What re-pricing needs (metrics/reprice.py): the seconds behind the human-time line at
+        # its recorded rate, and the tool lines, which do not scale with the rate.
+        timed = TimePriced(
+            basis="manual",
+            hour_usd=sitting.hourly_rate_usd,
+            seconds=counted,
+            rounding_usd=Decimal(0),
+            infra_excluded_seconds=Decimal(0),
+            infra_excluded_rounding_usd=Decimal(0),
+            fixed_usd=sum((line.usd for line in lines[1:] if line.usd is not None), Decimal(0)),
+            unknown_lines=[line.line for line in lines[1:] if line.usd is None],
+        )
     flags = list(base.flags)
     settled = base.pass_rate is not None
     boot = None
@@ -151,5 +179,6 @@ def manual_cell(
             "void_reasons": void,
             "flags": flags,
             "manual": arm,
+            "time_priced": timed,
         }
     )

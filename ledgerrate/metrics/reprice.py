@@ -2,17 +2,20 @@
 
 A token-priced cell's spend is its counted token totals × the per-million prices; a cell priced
 by time is its seconds × the hourly rate ÷ 3600, rounded half-even to 1e-12 USD, plus what
-rounding each call added (`TimePriced.rounding_usd`). At the frozen prices both give the
-published spend exactly. CPO, rate, premiums, multipliers and the cheapest qualifying model are
-then derived as for the published figures (metrics/money.py, metrics/indices.py). Quality is not
-re-computed: who qualifies never depends on price. The seeded bootstrap intervals and the
+rounding each call added (`TimePriced.rounding_usd`). A manual (by-hand) cell is priced by time
+too: its stopwatch seconds × the hourly rate, rounded once over the counted items, plus its tool
+lines (`TimePriced.fixed_usd`), which do not scale with the rate; an unknown line keeps its cost
+unknown at any rate. At the frozen prices each gives the published spend exactly. CPO, rate,
+premiums, multipliers and the cheapest qualifying model are then derived as for the published
+figures (metrics/money.py, metrics/indices.py). Quality is not re-computed: who qualifies never
+depends on price, and the manual arm is never ranked. The seeded bootstrap intervals and the
 routing verdict rest on each item's cost, not on totals, and are not re-priced.
 The same recipe runs in the browser (site/pages/javascripts/reprice.js).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
@@ -20,6 +23,7 @@ from ledgerrate.cost import token_cost
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.money import cpo, per_attempt, ratio, time_cost
 from ledgerrate.schema import (
+    MANUAL_MODEL,
     CellResult,
     EditionManifest,
     EditionResults,
@@ -78,20 +82,41 @@ def _dollars(value: Decimal) -> str:
 
 
 def time_rates(results: EditionResults) -> dict[str, Decimal]:
-    """The frozen hourly rate of each model whose cells are priced by time."""
+    """The frozen hourly rate of each model whose cells are priced by server or CPU time (a
+    model's rate is the same in every workload; the manual arm's is not: `manual_rates`)."""
     return {
         c.model: c.time_priced.hour_usd
         for w in results.workloads
         for c in w.cells
-        if c.time_priced is not None
+        if c.time_priced is not None and c.time_priced.basis != "manual"
     }
 
 
+def manual_rates(results: EditionResults) -> list[Decimal]:
+    """The distinct hourly rates recorded by the manual sittings re-pricing can use, lowest
+    first: each workload's analyst states their own, and a reader's `hourly: manual` replaces
+    every one of them."""
+    return sorted(
+        {
+            c.time_priced.hour_usd
+            for w in results.workloads
+            for c in w.cells
+            if c.time_priced is not None and c.time_priced.basis == "manual"
+        }
+    )
+
+
 def problems(
-    reader: ReaderPrices, pricing: PricingTable, manifest: EditionManifest, hourly: Mapping
+    reader: ReaderPrices,
+    pricing: PricingTable,
+    manifest: EditionManifest,
+    hourly: Mapping,
+    manual: Sequence[Decimal] = (),
 ) -> list[str]:
     """What in the reader's file names nothing in the edition (field: why, and the fix)."""
     found = []
+    if manual:
+        hourly = {**hourly, MANUAL_MODEL: manual[0]}
     for model in reader.models:
         if model not in pricing.models:
             known = ", ".join(sorted(pricing.models)) or "none"
@@ -122,9 +147,11 @@ def effective_prices(
     pricing: PricingTable,
     manifest: EditionManifest,
     hourly: Mapping[str, Decimal],
+    manual: Sequence[Decimal] = (),
 ) -> Prices:
     """The reader's prices over the frozen ones: a price they set is used as given; a vendor's
-    percentage scales the frozen prices of its models they did not set."""
+    percentage scales the frozen prices of its models they did not set. The manual arm has no
+    vendor: its cells keep each their recorded rate unless the reader sets `hourly: manual`."""
     tokens: dict[str, ModelPrice] = {}
     changed: list[str] = []
     with localcontext() as ctx:
@@ -153,6 +180,14 @@ def effective_prices(
             rates[model] = now
             if now != was:
                 changed.append(f"{model} hourly rate: {_dollars(was)} → {_dollars(now)} per hour")
+        by_hand_rate = reader.hourly.get(MANUAL_MODEL)
+        if by_hand_rate is not None and manual:
+            rates[MANUAL_MODEL] = by_hand_rate
+            changed.extend(
+                f"{MANUAL_MODEL} hourly rate: {_dollars(was)} → {_dollars(by_hand_rate)} per hour"
+                for was in manual
+                if was != by_hand_rate
+            )
     return Prices(tokens=tokens, hourly=rates, changed=changed)
 
 
@@ -175,7 +210,7 @@ def cell_spend(cell: CellResult, prices: Prices) -> tuple[Decimal | None, Decima
         if timed is not None:
             rate = prices.hourly.get(cell.model, timed.hour_usd)
             return (
-                time_cost(timed.seconds, rate) + timed.rounding_usd,
+                time_cost(timed.seconds, rate) + timed.rounding_usd + (timed.fixed_usd or 0),
                 time_cost(timed.infra_excluded_seconds, rate) + timed.infra_excluded_rounding_usd,
             )
         price = prices.tokens.get(cell.model)
@@ -192,15 +227,26 @@ def reprice_cell(cell: CellResult, prices: Prices) -> CellResult:
     """The cell at `prices`: spend, CPO and cost per attempt re-derived; a figure the
     published cell does not show (withdrawn, or no successful outcome) stays absent."""
     spend, infra = cell_spend(cell, prices)
+    if spend is None and by_hand(cell):
+        # A void manual arm, or one without a recorded rate: no figure at any rate.
+        nothing = {"spend_usd": None, "cpo_usd": None, "cost_per_attempt_usd": None}
+        return cell.model_copy(update={**nothing, "cpo_ci": None, "cpo_ci_dropped_share": None})
     if spend is None:
         return cell.model_copy(update={"cpo_ci": None})
+    # A manual cell with an unknown line: its known lines at the reader's rate, as published,
+    # and no CPO or cost per attempt, at any rate.
+    unknown = cell.time_priced is not None and bool(cell.time_priced.unknown_lines)
     with localcontext() as ctx:
         ctx.prec = PRECISION
         update = {
             "spend_usd": spend if cell.spend_usd is not None else None,
-            "cpo_usd": cpo(spend, cell.passes) if cell.cpo_usd is not None else None,
+            "cpo_usd": (
+                cpo(spend, cell.passes) if cell.cpo_usd is not None and not unknown else None
+            ),
             "cost_per_attempt_usd": (
-                per_attempt(spend, cell.n) if cell.cost_per_attempt_usd is not None else None
+                per_attempt(spend, cell.n)
+                if cell.cost_per_attempt_usd is not None and not unknown
+                else None
             ),
             "infra_excluded_usd": infra if infra is not None else cell.infra_excluded_usd,
             # A seeded bootstrap over each item's cost: not derivable from totals.
@@ -223,6 +269,11 @@ UNRANKED = (
     "not re-ranked: an erratum withdrew a figure of a model in this workload, and at other "
     "prices the withdrawn cell could rank anywhere"
 )
+
+
+def by_hand(cell: CellResult) -> bool:
+    """The manual arm's cell (ARCHITECTURE.md §12)."""
+    return cell.manual is not None or cell.model == MANUAL_MODEL
 
 
 def withdrawn(cell: CellResult) -> bool:
@@ -267,14 +318,16 @@ def reprice_workload(
 ) -> WorkloadResult:
     cells = [reprice_cell(c, prices) for c in workload.cells]
     names = indices.model_names({m.id: m.name for m in manifest.models})
+    # The manual arm is shown beside the models, never ranked among them (metrics/compute.py).
+    ranked = [c for c in cells if not by_hand(c)]
     # A withdrawn reference baseline ranks against nothing; a withdrawn model cell could
     # outrank any other at the reader's prices.
-    if any(withdrawn(c) and not c.is_reference for c in cells):
+    if any(withdrawn(c) and not c.is_reference for c in ranked):
         return _unranked(workload, cells, names)
     references = {c.model for c in cells if c.is_reference}
     flagships = {m.id: m.family for m in manifest.models if m.flagship and m.id not in references}
-    cheapest = indices.cheapest_qualifying(cells)
-    flagship = indices.flagship_cell(cells, set(flagships))
+    cheapest = indices.cheapest_qualifying(ranked)
+    flagship = indices.flagship_cell(ranked, set(flagships))
     with localcontext() as ctx:
         ctx.prec = PRECISION
         return workload.model_copy(
@@ -285,17 +338,17 @@ def reprice_workload(
                 "flagship_note": indices.flagship_note(flagship, set(flagships)),
                 "frontier_premium": indices.frontier_premium(flagship, cheapest),
                 "flagship_premiums": indices.flagship_premiums(
-                    cells, flagships, cheapest, names, workload.volume
+                    ranked, flagships, cheapest, names, workload.volume
                 ),
                 "agentic_multiplier": {
                     model: value
                     for model, value in indices.agentic_multipliers(
-                        cells, {str(c.mode) for c in cells}
+                        ranked, {str(c.mode) for c in ranked}
                     ).items()
                     if model in workload.agentic_multiplier
                 },
                 "reference": indices.rate_line(
-                    indices.reference_cell(cells), names, workload.volume
+                    indices.reference_cell(ranked), names, workload.volume
                 ),
                 "routing": NOT_REPRICED,
             }

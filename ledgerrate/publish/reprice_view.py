@@ -14,9 +14,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ledgerrate.metrics.reprice import LABEL, UNRANKED, withdrawn
+from ledgerrate.metrics.reprice import LABEL, UNRANKED, by_hand, withdrawn
 from ledgerrate.publish.load import Edition
-from ledgerrate.schema import CellResult, TokenTotals, WorkloadResult
+from ledgerrate.schema import MANUAL_MODEL, CellResult, TokenTotals, WorkloadResult
 
 CLASSES = ("input", "cached_input", "cache_write", "output", "reasoning")
 
@@ -29,9 +29,27 @@ def _tokens(totals: TokenTotals | None) -> dict[str, int] | None:
     return None if totals is None else {c: getattr(totals, c) for c in CLASSES}
 
 
-def _cell(cell: CellResult) -> dict[str, Any]:
+def _time(cell: CellResult) -> dict[str, Any] | None:
     timed = cell.time_priced
-    return {
+    if timed is None:
+        return None
+    out: dict[str, Any] = {
+        "basis": timed.basis,
+        "hour_usd": str(timed.hour_usd),
+        "seconds": str(timed.seconds),
+        "rounding_usd": str(timed.rounding_usd),
+        "infra_seconds": str(timed.infra_excluded_seconds),
+        "infra_rounding_usd": str(timed.infra_excluded_rounding_usd),
+    }
+    # A manual cell's tool lines; absent otherwise, so pages without one keep their bytes.
+    if timed.fixed_usd is not None:
+        out["fixed_usd"] = str(timed.fixed_usd)
+        out["unknown"] = list(timed.unknown_lines)
+    return out
+
+
+def _cell(cell: CellResult) -> dict[str, Any]:
+    shown = {
         "model": cell.model,
         "mode": str(cell.mode),
         "reference": cell.is_reference,
@@ -48,17 +66,12 @@ def _cell(cell: CellResult) -> dict[str, Any]:
         "infra_usd": _text(cell.infra_excluded_usd),
         "tokens": _tokens(cell.tokens),
         "infra_tokens": _tokens(cell.infra_excluded_tokens),
-        "time": None
-        if timed is None
-        else {
-            "basis": timed.basis,
-            "hour_usd": str(timed.hour_usd),
-            "seconds": str(timed.seconds),
-            "rounding_usd": str(timed.rounding_usd),
-            "infra_seconds": str(timed.infra_excluded_seconds),
-            "infra_rounding_usd": str(timed.infra_excluded_rounding_usd),
-        },
+        "time": _time(cell),
     }
+    if by_hand(cell):
+        # Shown beside the models, never ranked (ARCHITECTURE.md §12).
+        shown["by_hand"] = True
+    return shown
 
 
 def _workload(result: WorkloadResult) -> dict[str, Any]:
@@ -90,12 +103,28 @@ def reprice_data(edition: Edition, workload: str | None = None) -> dict[str, Any
                     "output": str(price.output_per_mtok),
                     "reasoning": _text(price.reasoning_per_mtok),
                 }
-    hourly = {
+    hourly: dict[str, dict[str, Any]] = {
         c.model: {"hour_usd": str(c.time_priced.hour_usd), "basis": c.time_priced.basis}
         for w in results
         for c in w.cells
-        if c.time_priced is not None
+        if c.time_priced is not None and c.time_priced.basis != "manual"
     }
+    manual = sorted(
+        {
+            c.time_priced.hour_usd
+            for w in results
+            for c in w.cells
+            if c.time_priced is not None and c.time_priced.basis == "manual"
+        }
+    )
+    if manual:
+        # One rate for every manual cell shown, as `hourly: manual` in a reader's file; each
+        # workload's analyst recorded their own, all listed (`rates`) and kept until it is set.
+        hourly[MANUAL_MODEL] = {
+            "hour_usd": str(manual[0]) if len(manual) == 1 else None,
+            "basis": "manual",
+            "rates": [str(r) for r in manual],
+        }
     models = [
         {
             "id": m.id,

@@ -43,11 +43,11 @@ def repriced(edition_dir: Path, prices_file: Path) -> RepricedResults:
     """The re-priced figures, or a FileProblem naming each field of `prices_file` at fault."""
     reader = load_model(ReaderPrices, Path(prices_file))
     results, manifest, pricing = shown_results(edition_dir)
-    hourly = rp.time_rates(results)
-    found = rp.problems(reader, pricing, manifest, hourly)
+    hourly, manual = rp.time_rates(results), rp.manual_rates(results)
+    found = rp.problems(reader, pricing, manifest, hourly, manual)
     if found:
         raise FileProblem(prices_file, [f"{prices_file}: {line}" for line in found])
-    prices = rp.effective_prices(reader, pricing, manifest, hourly)
+    prices = rp.effective_prices(reader, pricing, manifest, hourly, manual)
     return RepricedResults(
         edition=manifest.id,
         prices_file=str(prices_file),

@@ -195,9 +195,11 @@ class TimePriced(Strict):
     to 1e-12 USD, plus `rounding_usd` (exactly `spend_usd` at `hour_usd`).
     """
 
-    basis: Literal["self-hosted", "compute"] = Field(
+    basis: Literal["self-hosted", "compute", "manual"] = Field(
         description="`self-hosted`: server time × the instance price (`pricing.yaml` "
-        "`self_hosted`); `compute`: a reference baseline's CPU time × `compute.vcpu_hour_usd`."
+        "`self_hosted`); `compute`: a reference baseline's CPU time × `compute.vcpu_hour_usd`; "
+        "`manual`: the analyst's stopwatch seconds × the recorded hourly rate (ARCHITECTURE.md "
+        "§12), rounded once over the counted items, so `rounding_usd` is 0."
     )
     hour_usd: Usd = Field(description="The frozen hourly rate the spend was computed with.")
     seconds: Decimal = Field(
@@ -214,6 +216,21 @@ class TimePriced(Strict):
     infra_excluded_rounding_usd: Decimal = Field(
         description="`infra_excluded_usd` − (`infra_excluded_seconds` × `hour_usd` ÷ 3600, "
         "rounded half-even to 1e-12 USD)."
+    )
+    # A manual cell only; left out of the dump when unset so cells priced by server or CPU
+    # time, and the sealed results.json files holding them, keep their bytes.
+    fixed_usd: Decimal | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="A manual cell only: its known tool lines summed, which do not scale with "
+        "the hourly rate; the counted spend is the time line + `rounding_usd` + this.",
+    )
+    unknown_lines: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="A manual cell only: its cost lines whose amount is unknown (e.g. `tool: "
+        "SQL client`). While any is listed the cell's cost, and so its CPO, is unknown at any "
+        "hourly rate; `spend_usd` then counts the known lines only.",
     )
 
 

@@ -46,7 +46,8 @@ class ReaderPrices(Strict):
     hourly: dict[Slug, Price] = Field(
         default_factory=dict,
         description="Model id → $ per hour, for a model priced by time: a self-hosted model's "
-        "instance or a reference baseline's vCPU.",
+        "instance or a reference baseline's vCPU; `manual`: the analyst's hourly rate, used for "
+        "the manual (by-hand) arm of every workload in place of each one's recorded rate.",
     )
     percent: dict[Line, Percent] = Field(
         default_factory=dict,

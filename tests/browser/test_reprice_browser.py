@@ -6,7 +6,9 @@ data of `publish/reprice_view.py`) and the site's own `javascripts/reprice.js`, 
 edition, at the frozen prices and at changed ones (set through the URL fragment, as a shared
 link does, and by typing), every cell's re-priced spend, CPO, cost per attempt and rate, and
 each workload's cheapest qualifying model, flagship and premium must equal what the command
-line's code computes. Any request that leaves the page fails the test.
+line's code computes. Any request that leaves the page fails the test. The manual arm's test
+edition (tests/manual/test_acceptance.py, TEST FIXTURE returns) is re-priced the same way: its
+by-hand cells agree to the digit, are never ranked, and its void arm shows no figure.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from ledgerrate.publish.reprice_view import METHOD, script_for
 from ledgerrate.publish.repriced import repriced
 from ledgerrate.schema import EditionResults, ReaderPrices
 from tests.browser.test_site_browser import CHROMIUM, FLAGS
+from tests.manual.test_acceptance import RECONCILE, build_manual_edition
 from tests.metrics.test_reprice import inverting_prices
 from tests.publish import reprice_fixture
 
@@ -41,6 +44,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "ledgerrate" / "site" / "pages" / "javascripts" / "reprice.js"
 BUNDLED = ("2026-11", "2026-11-b", "2026-12")
 FORTY = reprice_fixture.card_fixture.EDITION
+MANUAL = "2026-10-m"
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -56,6 +60,8 @@ PAGE = """<!doctype html>
 def editions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Edition]:
     found = {e: load_edition(REPO / "editions" / e) for e in BUNDLED}
     found[FORTY] = reprice_fixture.edition(tmp_path_factory.mktemp("forty"))
+    manual = build_manual_edition(tmp_path_factory.mktemp("manual"), site=False)
+    found[MANUAL] = load_edition(manual["edition"])
     return found
 
 
@@ -182,11 +188,15 @@ def _agree(shown: dict[str, Any], expected: EditionResults) -> int:
     return compared
 
 
-def _expected(edition: Edition, reader: ReaderPrices) -> EditionResults:
-    prices = rp.effective_prices(
-        reader, edition.pricing, edition.manifest, rp.time_rates(edition.results)
+def _prices(edition: Edition, reader: ReaderPrices) -> rp.Prices:
+    results = edition.results
+    return rp.effective_prices(
+        reader, edition.pricing, edition.manifest, rp.time_rates(results), rp.manual_rates(results)
     )
-    return rp.reprice(edition.results, prices, edition.manifest)
+
+
+def _expected(edition: Edition, reader: ReaderPrices) -> EditionResults:
+    return rp.reprice(edition.results, _prices(edition, reader), edition.manifest)
 
 
 def _changed_bundled(edition: Edition) -> ReaderPrices:
@@ -312,3 +322,74 @@ def test_the_open_panel_passes_axe_and_fits_a_phone(page: Any, server: str, widt
         assert serious == [], (edition, serious)
         scroll = page.evaluate("document.documentElement.scrollWidth")
         assert scroll <= width, (edition, scroll)
+
+
+MANUAL_READ = """root => [...root.querySelectorAll('.lr-reprice-workload')].map(w => {
+  const row = w.querySelector('tbody tr[data-model="manual"]');
+  const line = w.querySelector('.lr-reprice-by-hand');
+  return {id: w.getAttribute('data-workload'), shown: row && row.children[4].textContent,
+    head: row && row.children[0].textContent,
+    vs_cheapest: line && line.getAttribute('data-vs-cheapest')};
+})"""
+
+
+def test_the_manual_arm_reprices_in_the_browser_as_on_the_command_line(
+    page: Any, server: str, editions: dict[str, Edition], tmp_path: Path
+) -> None:
+    """The TEST FIXTURE manual arm on three workloads and a void one: at the recorded rates and
+    at the reader's (a link, then typing), every by-hand cell equals `results --prices` to the
+    digit, the arm is never the cheapest, and the void arm shows no re-priced figure."""
+    from ledgerrate.io import write_yaml
+    from ledgerrate.publish.by_hand import ratio
+
+    edition = editions[MANUAL]
+    frozen = _open(page, server, MANUAL)
+    assert frozen["changed"] == "0"
+    _agree(frozen, _expected(edition, ReaderPrices()))
+    # The analyst made far cheaper than the models, the cheap model dearer than the flagship.
+    reader = ReaderPrices(
+        models={"cheap": {"input_per_mtok": "50", "output_per_mtok": "200"}},
+        hourly={"manual": Decimal("0.000123456789")},
+    )
+    shown = _open(page, server, MANUAL, fragment(MANUAL, reader))
+    path = tmp_path / "my-prices.yaml"
+    write_yaml(path, reader)
+    cli = repriced(edition.paths.root, path)
+    assert sorted(shown["lines"]) == sorted(cli.changed)
+    assert len([x for x in cli.changed if x.startswith("manual hourly rate")]) == 3
+    _agree(shown, cli.results)
+    by_hand = {(w["id"], c["model"]): c for w in shown["workloads"] for c in w["cells"]}
+    extract = by_hand[("extract.invoice.v2", "manual")]
+    assert extract["cpo"] and extract["spend"]  # a figure, compared above to the digit
+    assert all(w["cheapest"].split("/")[0] != "manual" for w in shown["workloads"])
+    invoice = next(w for w in cli.results.workloads if w.workload == "extract.invoice.v2")
+    assert invoice.cheapest_qualifying is not None
+    assert invoice.cheapest_qualifying.model == "big"
+    void = by_hand[(RECONCILE, "manual")]
+    assert void["cpo"] == void["spend"] == void["cpa"] == void["rate"] == ""
+    rows = {r["id"]: r for r in page.eval_on_selector("details.lr-reprice", MANUAL_READ)}
+    assert rows[RECONCILE]["shown"] == "void: no figure"
+    # An unknown tool line: the known lines at the reader's rate, and no CPO at any rate.
+    judged = by_hand[("generate.variance-commentary.v1", "manual")]
+    assert judged["cpo"] == judged["cpa"] == "" and judged["spend"]
+    assert rows["generate.variance-commentary.v1"]["shown"] == (
+        "unknown (tool: style checker unknown)"
+    )
+    assert rows["extract.invoice.v2"]["head"].startswith("By hand")
+    manual = next(c for c in invoice.cells if c.model == "manual")
+    assert manual.cpo_usd is not None
+    want = ratio(manual.cpo_usd, invoice.cheapest_qualifying.cpo_usd)
+    assert float(rows["extract.invoice.v2"]["vs_cheapest"]) == want
+    # Typed into the hourly table's by-hand row: one rate for every manual cell.
+    page.goto(f"{server}{MANUAL}.html")
+    page.wait_for_selector(".lr-reprice-workload", state="attached")
+    page.eval_on_selector("details.lr-reprice", "d => { d.open = true; }")
+    field = page.locator('input[data-hourly="manual"]')
+    assert field.input_value() == "" and field.get_attribute("placeholder") == "as recorded"
+    field.fill("30")
+    typed = page.eval_on_selector("details.lr-reprice", READ)
+    cli = _expected(edition, ReaderPrices(hourly={"manual": Decimal("30")}))
+    assert sorted(typed["lines"]) == sorted(
+        _prices(edition, ReaderPrices(hourly={"manual": Decimal("30")})).changed
+    )
+    _agree(typed, cli)

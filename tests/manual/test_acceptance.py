@@ -134,7 +134,12 @@ def _user_text(body: dict[str, Any]) -> str:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("manual-e2e")
+    return build_manual_edition(tmp_path_factory.mktemp("manual-e2e"))
+
+
+def build_manual_edition(root: Path, *, site: bool = True) -> dict[str, Any]:
+    """The test edition `2026-10-m` under `root/editions`, run, graded and published, and its
+    site built (`site=False`: not built). Also used by the browser's re-pricing test."""
     os.environ.setdefault("LEDGERRATE_PRIVATE_DIR", str(root / "private"))
     os.environ[KEY_ENV] = "fake-key-for-the-manual-arm-test"
     editions = root / "editions"
@@ -174,7 +179,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         for workload_id, rate in rates.items():
             packet = kit.packet(edition, workload_id, packets / workload_id)
             minutes = 6.0 if workload_id == kit.EXTRACT else 20.0
-            kit.fill(edition, packet, rate=rate, minutes=minutes)
+            # The judged arm's style checker cost nobody knows: its cost stays unknown.
+            tools = {"spreadsheet": "0", "style checker": "unknown"}
+            kit.fill(
+                edition,
+                packet,
+                rate=rate,
+                minutes=minutes,
+                tools=tools if workload_id == kit.VARIANCE else None,
+            )
             import_manual(edition, packet, now=lambda: later)
         void = kit.fill(
             edition, kit.packet(edition, RECONCILE, packets / RECONCILE), statement=None
@@ -187,6 +200,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     results = edition_results(edition)
     record_publication(edition, results, dt.datetime.now(dt.UTC))
     out = root / "build"
+    if not site:
+        return {"edition": edition, "results": results, "judge_inputs": judge_inputs}
     build = subprocess.run(
         [CLI, "build", "--editions", str(editions),
          "--out", str(out)],
@@ -280,6 +295,9 @@ def test_the_card_shows_the_by_hand_lines_and_ratios(built: dict[str, Any]) -> N
     assert "by hand costs ×" in extract and "the cheapest model" in extract
     assert "timing statement" in extract and "Phone stopwatch" in extract
     assert "test fixture" in extract
+    judged = _cell(built["results"], kit.VARIANCE, "manual")
+    assert judged.cpo_usd is None and judged.manual is not None
+    assert judged.manual.total_usd is None  # an unknown tool line, never filled in
     close = card[card.index("Run a mini month-end close") :][:700]
     assert "per job" in close and "$55/h" in close
     rows = json.loads((site / "editions" / "2026-10-m" / "ratecard.json").read_text())["lines"]
@@ -315,6 +333,9 @@ def test_verify_and_the_standalone_verifier_rederive_the_manual_cells(
     assert any("cell CPO interval" in x and kit.MONTH_END in x for x in manual)
     assert any("cell void" in x and RECONCILE in x for x in manual)
     assert any("rate card csv line" in x and "by_hand" in x for x in lines)
+    # The seconds and rate behind the cost, re-derived from the sitting, give back its spend.
+    assert any("cell re-pricing totals" in x and kit.EXTRACT in x for x in manual)
+    assert any("cell re-priced at frozen prices" in x and kit.MONTH_END in x for x in manual)
 
 
 def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_path: Path) -> None:
@@ -335,6 +356,8 @@ def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_p
     wrong = [x for x in alone.stdout.splitlines() if x.startswith("MISMATCHED")]
     assert any("cell manual arm" in x and kit.EXTRACT in x for x in wrong), wrong
     assert any("cell CPO" in x and "manual/by-hand" in x for x in wrong), wrong
+    # The re-pricing block no longer matches the sitting's rate either.
+    assert any("cell re-pricing totals" in x and kit.EXTRACT in x for x in wrong), wrong
 
     edition = tmp_path / "editions" / "2026-10-m"
     shutil.copytree(built["edition"], edition)
@@ -346,3 +369,35 @@ def test_both_verifiers_catch_an_edited_hourly_rate(built: dict[str, Any], tmp_p
     verify = subprocess.run([CLI, "verify", str(edition)], capture_output=True, text=True)
     assert verify.returncode == 1
     assert "manual" in verify.stdout
+
+
+def test_repriced_the_manual_arm_is_still_never_ranked(
+    built: dict[str, Any], tmp_path: Path
+) -> None:
+    """At prices that make the analyst far cheaper and the cheap model dearer than the
+    flagship, the cheapest qualifying model is still a model, and no premium names the arm."""
+    from ledgerrate.io import write_yaml
+    from ledgerrate.publish.repriced import repriced
+    from ledgerrate.schema import ReaderPrices
+
+    reader = ReaderPrices(
+        models={"cheap": {"input_per_mtok": "50", "output_per_mtok": "200"}},
+        hourly={"manual": "0.000001"},
+    )
+    path = tmp_path / "my-prices.yaml"
+    write_yaml(path, reader)
+    view = repriced(built["edition"], path)
+    for workload in view.results.workloads:
+        manual = _cell(view.results, workload.workload, "manual")
+        line = workload.cheapest_qualifying
+        assert line is None or line.model != "manual"
+        assert all(p.model != "manual" for p in workload.flagship_premiums)
+        assert "manual" not in workload.agentic_multiplier
+        published = _cell(built["results"], workload.workload, "manual")
+        assert manual.qualifying == published.qualifying  # quality does not depend on price
+    extract = next(w for w in view.results.workloads if w.workload == kit.EXTRACT)
+    manual = _cell(view.results, kit.EXTRACT, "manual")
+    assert manual.qualifying and manual.cpo_usd is not None
+    assert extract.cheapest_qualifying is not None
+    assert manual.cpo_usd < extract.cheapest_qualifying.cpo_usd
+    assert extract.cheapest_qualifying.model == "big"  # the inverted order, among models only

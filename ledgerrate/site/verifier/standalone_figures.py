@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -587,7 +587,10 @@ def time_priced(
     figures: dict[str, Any], model: str, is_reference: bool, pricing: dict[str, Any]
 ) -> dict[str, Any] | None:
     """A time-priced cell's `time_priced` block (repricing.md): the seconds behind its spend at
-    the frozen hourly rate, and what rounding each call to 1e-12 USD added."""
+    the frozen hourly rate, and what rounding each call to 1e-12 USD added; a manual cell's
+    from its sitting (manual_figures)."""
+    if "_manual" in figures:
+        return figures["_manual"]["time_priced"]
     instance = (pricing.get("self_hosted") or {}).get(model)
     compute = pricing.get("compute")
     if instance is not None:
@@ -618,10 +621,14 @@ def repriced_at_frozen(
         hour = money(timed["hour_usd"])
 
         def at(seconds: Any, rounding: Any) -> Decimal:
+            if timed["basis"] == "manual":
+                return exact_time_cost(money(seconds), hour) + money(rounding)
             return quantize(money(seconds) * hour / Decimal(3600)) + money(rounding)
 
+        # A manual cell's tool lines do not scale with the rate (its rounding is 0).
+        fixed = money(timed.get("fixed_usd") or 0)
         return (
-            at(timed["seconds"], timed["rounding_usd"]),
+            at(timed["seconds"], timed["rounding_usd"]) + fixed,
             at(timed["infra_excluded_seconds"], timed["infra_excluded_rounding_usd"]),
         )
     if price is None:
@@ -843,10 +850,9 @@ def manual_figures(
     known = n > 0 and not void
     rate = sitting.get("hourly_rate_usd")
     rate = None if rate is None else money(rate)
-    human = quantize(counted * rate / SECONDS_PER_HOUR) if known and rate is not None else None
-    lines = [human] + [
-        None if t["usd"] == "unknown" else money(t["usd"]) for t in sitting.get("tool_costs") or []
-    ]
+    human = exact_time_cost(counted, rate) if known and rate is not None else None
+    tools = sitting.get("tool_costs") or []
+    lines = [human] + [None if t["usd"] == "unknown" else money(t["usd"]) for t in tools]
     known_lines = [v for v in lines if v is not None]
     total = None if len(known_lines) < len(lines) else sum(known_lines, Decimal(0))
     passes = figures["passes"]
@@ -878,8 +884,34 @@ def manual_figures(
         "total_usd": total,
         "human_usd": human,
         "void_reasons": list(sitting.get("void_reasons") or []),
+        # What re-pricing needs (repricing.md, "The manual arm"): present when the human-time
+        # line is known; the tool lines, which do not scale with the hourly rate.
+        "time_priced": None
+        if human is None
+        else {
+            "basis": "manual",
+            "hour_usd": rate,
+            "seconds": counted,
+            "rounding_usd": Decimal(0),
+            "infra_excluded_seconds": Decimal(0),
+            "infra_excluded_rounding_usd": Decimal(0),
+            "fixed_usd": sum((v for v in lines[1:] if v is not None), Decimal(0)),
+            **(
+                {"unknown_lines": [f"tool: {t['tool']}" for t in tools if t["usd"] == "unknown"]}
+                if any(t["usd"] == "unknown" for t in tools)
+                else {}
+            ),
+        },
     }
     return figures
+
+
+def exact_time_cost(seconds: Decimal, hour: Decimal) -> Decimal:
+    """Seconds × an hourly rate ÷ 3600, rounded half-even to 1e-12 USD once, with digits enough
+    (80) that nothing is rounded before (the manual arm's human-time line, re-pricing)."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        return quantize(seconds * hour / SECONDS_PER_HOUR)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // Re-price: the published figures at the reader's own prices, recomputed in the browser from
 // each cell's published totals (tokens by class, or seconds × an hourly rate; passes; attempts).
+// The manual (by-hand) arm is priced by time too: the analyst's stopwatch seconds × an hourly
+// rate, plus its tool lines, which do not scale with the rate; it is never ranked.
 // The data is in the page (a JSON script element written by publish/reprice_view.py): nothing
 // is fetched and nothing typed leaves the page. The recipe is metrics/reprice.py's, in exact
 // decimal arithmetic on BigInt: amounts are integers of 1e-40 USD, a cost per unit is rounded
@@ -206,6 +208,21 @@
       });
     });
     Object.keys(data.hourly).forEach(function (model) {
+      if (data.hourly[model].basis === "manual") {
+        // No vendor, and each workload's analyst recorded their own rate: every manual cell
+        // keeps its own until the reader sets one (metrics/reprice.effective_prices).
+        if (view.hourly[model] === undefined) return;
+        var mine = dec(view.hourly[model]);
+        hourly[model] = mine;
+        data.hourly[model].rates.forEach(function (text) {
+          var before = dec(text);
+          if (before !== mine) {
+            changed.push(model + " hourly rate: $" + exactText(before, SCALE) + " → $" +
+              exactText(mine, SCALE) + " per hour");
+          }
+        });
+        return;
+      }
       var was = dec(data.hourly[model].hour_usd);
       var own = view.hourly[model];
       var now = own !== undefined ? dec(own) : scaled(was, pct(model));
@@ -222,21 +239,25 @@
   // or no successful outcome) stays absent.
   function repriceCell(cell, prices) {
     var spend = null;
+    var unknown = cell.time && cell.time.unknown ? cell.time.unknown : [];
     if (cell.time) {
-      var rate = prices.hourly[cell.model];
-      spend = timeCost(dec(cell.time.seconds), rate) + dec(cell.time.rounding_usd);
+      var rate = prices.hourly[cell.model] !== undefined ? prices.hourly[cell.model]
+        : dec(cell.time.hour_usd);
+      spend = timeCost(dec(cell.time.seconds), rate) + dec(cell.time.rounding_usd) +
+        (cell.time.fixed_usd !== undefined ? dec(cell.time.fixed_usd) : ZERO);
     } else if (prices.tokens[cell.model]) {
       spend = tokenCost(cell.tokens, prices.tokens[cell.model]);
     }
-    var out = { cell: cell, spend: null, cpo: null, cpa: null, rate: null };
+    var out = { cell: cell, spend: null, cpo: null, cpa: null, rate: null, unknown: unknown };
     if (spend === null) {
       out.unpriced = true;
       out.cpo = cell.cpo === null ? null : rescale(dec(cell.cpo), SCALE, 12);
       return out;
     }
     out.spend = cell.spend === null ? null : spend;
-    out.cpo = cell.cpo === null ? null : perItem(spend, cell.passes);
-    out.cpa = cell.cpa === null ? null : perItem(spend, cell.n);
+    // An unknown cost line keeps the CPO unknown at any rate: never filled in.
+    out.cpo = cell.cpo === null || unknown.length ? null : perItem(spend, cell.passes);
+    out.cpa = cell.cpa === null || unknown.length ? null : perItem(spend, cell.n);
     return out;
   }
 
@@ -301,6 +322,10 @@
   }
 
   function indices(workload, rows, flagships) {
+    // The manual arm is shown beside the models, never ranked among them.
+    rows = rows.filter(function (r) {
+      return !r.cell.by_hand;
+    });
     // A withdrawn reference baseline ranks against nothing (metrics/reprice.py).
     if (rows.some(function (r) { return r.cell.withdrawn && !r.cell.reference; })) {
       return unranked(workload, rows);
@@ -495,8 +520,8 @@
       });
       var ttable = el("table", { class: "lr-reprice-hourly-table" });
       ttable.appendChild(el("caption", {},
-        "Hourly rates, US$ per hour, of the models priced by time (server or CPU seconds × " +
-        "rate): frozen for edition " + data.edition + "; edit any"));
+        "Hourly rates, US$ per hour, of the arms priced by time (server, CPU or stopwatch " +
+        "seconds × rate): frozen for edition " + data.edition + "; edit any"));
       var thead = el("tr");
       ["Model", "Priced by", "US$ per hour"].forEach(function (h) {
         thead.appendChild(el("th", { scope: "col" }, h));
@@ -504,18 +529,25 @@
       ttable.appendChild(el("thead")).appendChild(thead);
       var tbody = ttable.appendChild(el("tbody"));
       timed.forEach(function (model) {
-        var m = names[model] || { name: model };
+        var entry = data.hourly[model];
+        var manual = entry.basis === "manual";
+        var m = manual ? { name: "By hand (manual arm)" } : names[model] || { name: model };
         var tr = el("tr", { "data-model": model });
         tr.appendChild(el("th", { scope: "row" }, m.name));
-        tr.appendChild(el("td", {}, data.hourly[model].basis === "compute"
-          ? "CPU time (reference baseline)" : "server time (self-hosted)"));
+        tr.appendChild(el("td", {}, manual
+          ? "the analyst's stopwatch time; tool lines stay as recorded" +
+            (entry.rates.length > 1 ? " (recorded per job: $" + entry.rates.join(", $") +
+              " per hour; a rate typed here replaces them all)" : "")
+          : entry.basis === "compute"
+            ? "CPU time (reference baseline)" : "server time (self-hosted)"));
         var td = el("td");
-        var input = priceInput(view, m.name + ", US$ per hour", data.hourly[model].hour_usd,
+        var input = priceInput(view, m.name + ", US$ per hour", entry.hour_usd,
           function (text) {
             if (text === "") delete view.hourly[model];
             else view.hourly[model] = text;
           });
         input.setAttribute("data-hourly", model);
+        if (manual && entry.hour_usd === null) input.setAttribute("placeholder", "as recorded");
         view.inputs.push({ input: input, model: model, cls: null });
         td.appendChild(input);
         tr.appendChild(td);
@@ -572,6 +604,7 @@
   }
 
   function cellText(r, volume) {
+    if (r.unknown.length) return "unknown (" + r.unknown.join(", ") + " unknown)";
     if (r.cpo === null) return r.cell.cpo === null ? "no CPO published" : "—";
     return jobAndItem(r.cpo, volume);
   }
@@ -616,13 +649,15 @@
         "data-spend": r.spend === null ? "" : exactText(r.spend, SCALE),
         "data-cpa": r.cpa === null ? "" : exactText(r.cpa, 12),
       });
-      tr.appendChild(el("th", { scope: "row" }, (names[c.model] || c.model) +
-        (c.reference ? " (reference, never ranked)" : "")));
+      tr.appendChild(el("th", { scope: "row" }, c.by_hand ? "By hand (manual arm, never ranked)"
+        : (names[c.model] || c.model) + (c.reference ? " (reference, never ranked)" : "")));
       tr.appendChild(el("td", {}, c.mode));
       tr.appendChild(el("td", {}, c.void ? "void" : c.qualifying ? "yes" : "no"));
       tr.appendChild(el("td", {}, c.cpo === null ? "—" :
         jobAndItem(rescale(dec(c.cpo), SCALE, 12), workload.volume)));
-      tr.appendChild(el("td", {}, r.unpriced ? "no price to re-price with" : cellText(r, workload.volume)));
+      tr.appendChild(el("td", {}, !r.unpriced ? cellText(r, workload.volume)
+        : !c.by_hand ? "no price to re-price with"
+          : c.void ? "void: no figure" : "unknown (no hourly rate recorded)"));
       tr.appendChild(el("td", {}, rate === null ? "—" : plainAbove(rate, 2)));
       body.appendChild(tr);
     });
@@ -670,8 +705,37 @@
       list.appendChild(el("li", {}, lineText("Reference baseline (never ranked)", ix.reference,
         workload.volume, names)));
     }
+    var hand = rows.filter(function (r) {
+      return r.cell.by_hand;
+    })[0];
+    if (hand) list.appendChild(byHandLine(hand, ix, workload.volume, names));
     box.appendChild(list);
     return box;
+  }
+
+  // The card's model-vs-manual ratios (publish/by_hand.py), at the reader's prices: manual CPO
+  // ÷ the cheapest qualifying model's, and ÷ the flagship's when it qualifies; only where the
+  // manual arm qualifies with a known cost.
+  function byHandLine(hand, ix, volume, names) {
+    var ok = hand.cell.qualifying && !hand.cell.void && hand.cpo !== null;
+    var cheap = ok && ix.cheapest ? ratio(hand.cpo, ix.cheapest.cpo) : null;
+    var flag = ok && ix.flagship && ix.flagship.cell.qualifying
+      ? ratio(hand.cpo, ix.flagship.cpo) : null;
+    var text = "By hand (never ranked): " + (hand.cell.void ? "void: no figure"
+      : hand.unknown.length ? "cost unknown (" + hand.unknown.join(", ") + " unknown)"
+        : hand.cpo === null ? "no CPO" : cellText(hand, volume));
+    if (cheap !== null) {
+      text += "; × " + cheap.toFixed(2) + " the cheapest qualifying model's CPO";
+    }
+    if (flag !== null) {
+      text += "; × " + flag.toFixed(2) + " the flagship's (" +
+        (names[ix.flagship.cell.model] || ix.flagship.cell.model) + ")";
+    }
+    return el("li", {
+      class: "lr-reprice-by-hand",
+      "data-vs-cheapest": cheap === null ? "" : String(cheap),
+      "data-vs-flagship": flag === null ? "" : String(flag),
+    }, text);
   }
 
   function update(view) {
