@@ -36,10 +36,10 @@ class Measured:
 
 
 # Every child runs the way a `ledgerrate` command runs: at the collector's batch pace
-# (ledgerrate/gc_policy.py), unless the environment asks for Python's default pace (to
+# (ledgerrate/core/gc_policy.py), unless the environment asks for Python's default pace (to
 # measure the difference).
 DEFAULT_GC_ENV = "BENCH_DEFAULT_GC"
-AS_A_COMMAND = "from ledgerrate.gc_policy import for_batch_work; for_batch_work()\n"
+AS_A_COMMAND = "from ledgerrate.core.gc_policy import for_batch_work; for_batch_work()\n"
 
 
 def measure(label: str, code: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> Measured:

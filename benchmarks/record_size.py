@@ -24,8 +24,8 @@ from rich.console import Console
 # Run as a script, this folder is on sys.path, so its sibling module imports plainly.
 from throwaway import register_throwaway
 
-from ledgerrate.io import read_yaml, write_yaml
-from ledgerrate.layout import EditionPaths, cell_log_files
+from ledgerrate.core.io import read_yaml, write_yaml
+from ledgerrate.core.layout import EditionPaths, cell_log_files
 from ledgerrate.run import bodies
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.testing.fake_provider import FakeProviderServer

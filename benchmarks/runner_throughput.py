@@ -31,9 +31,9 @@ from rich.console import Console
 # Run as a script, this folder is on sys.path, so its sibling module imports plainly.
 from throwaway import register_throwaway
 
-from ledgerrate.gc_policy import for_batch_work
+from ledgerrate.core.gc_policy import for_batch_work
+from ledgerrate.core.io import read_jsonl, write_yaml
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import AttemptStart, RunRecord
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item, Prompt, Workload

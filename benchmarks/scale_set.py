@@ -31,10 +31,10 @@ from rich.console import Console
 # Run as a script, this folder is on sys.path, so its sibling module imports plainly.
 from throwaway import register_throwaway
 
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import write_yaml
 from ledgerrate.generate.seeds import release_seeds
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import write_yaml
 from ledgerrate.run.rawlog import run_id
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.workloads import get

@@ -230,7 +230,7 @@ def main() -> None:
         f"verify wall / build wall per edition: as run {verify.wall_s / wall_per_edition:.3f}"
         "  (< 1)"
     )
-    # CPU last: both commands use every CPU (ledgerrate/forked.py), so the CPU ratio is the
+    # CPU last: both commands use every CPU (ledgerrate/core/forked.py), so the CPU ratio is the
     # work each does, whatever the machine's cores.
     print(
         f"verify CPU / build CPU per edition: as run "

@@ -18,9 +18,9 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from ledgerrate import cli_new
-from ledgerrate.errors import UsageProblem
-from ledgerrate.gc_policy import for_batch_work
-from ledgerrate.io import FileProblem
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.gc_policy import for_batch_work
+from ledgerrate.core.io import FileProblem
 
 # Imported for its effect: every registered family's `provider:` is valid before an edition is read.
 from ledgerrate.providers import families as _families  # noqa: F401
@@ -112,7 +112,7 @@ def schema(
     out: Annotated[Path, typer.Option(help="Folder for the JSON Schemas.")] = Path("build/schemas"),
 ) -> None:
     """Export the JSON Schema of every edition file."""
-    from ledgerrate.schema_export import export_schemas
+    from ledgerrate.core.schema_export import export_schemas
 
     for path in export_schemas(out):
         typer.echo(path)
@@ -320,7 +320,7 @@ def server_time(
     """A local model's server time and spend, rebuilt from its recorded call clocks.
 
     A call was served from the later of its start and the previous call's end (one slot)."""
-    from ledgerrate.server_time import cell_line, edition_server_time, summary_line
+    from ledgerrate.core.server_time import cell_line, edition_server_time, summary_line
 
     time = edition_server_time(edition, model)
     for cell in time.cells:
@@ -421,7 +421,7 @@ _register_manual()
 
 
 def _local_spec(edition: Path, model: str) -> Any:
-    from ledgerrate.edition import load_edition
+    from ledgerrate.core.edition import load_edition
 
     manifest = load_edition(edition).manifest
     try:

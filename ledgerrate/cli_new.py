@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.schema import STANDARD_N
 
 

@@ -1,36 +1,13 @@
-"""What an agentic tool is, for every layer that offers, describes or runs one.
+"""`ledgerrate.tools` is `ledgerrate.core.tools` (ARCHITECTURE.md §2).
 
-The sandboxes implement tools, workloads choose them per item and the provider adapters translate
-their schemas into each API family's format; the types live here, below all three, so that none
-of them has to import another to name a tool.
+The old name stays only because frozen files import it, and their bytes are hashed into
+sealed registrations, so their imports cannot change:
+
+- ledgerrate/workloads/execute_month_end/v2.py
+- ledgerrate/workloads/query_nl2sql/v2.py
 """
 
-from __future__ import annotations
+# core-move shim: re-exports only; new code imports ledgerrate.core.tools.
+from ledgerrate.core.tools import ToolSpec
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
-
-
-class ToolError(Exception):
-    """A refusal or failure the model is shown as the tool's output (never a crash)."""
-
-
-@dataclass
-class ToolSpec:
-    """A tool offered in agentic mode; adapters translate `parameters` into each family's format."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]  # JSON Schema of the arguments object
-    run: Callable[[dict[str, Any]], str]
-
-
-class Toolset(Protocol):
-    """The agentic sandbox of one item: its tools and, at the end, their state."""
-
-    tools: list[ToolSpec]
-
-    def state(self) -> dict[str, Any] | None: ...
-
-    def close(self) -> None: ...
+__all__ = ["ToolSpec"]

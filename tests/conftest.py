@@ -13,7 +13,8 @@ from pathlib import Path
 import pyrage
 import pytest
 
-from ledgerrate import forked, workloads
+from ledgerrate import workloads
+from ledgerrate.core import forked
 from ledgerrate.generate import dataset as dataset_module
 from ledgerrate.generate.escrow import IDENTITY_ENV, RECIPIENTS_ENV
 from ledgerrate.workloads.base import Dataset, Workload
@@ -27,7 +28,7 @@ __all__ = ["pytest_collection_modifyitems", "pytest_xdist_make_scheduler"]
 REPO = Path(__file__).resolve().parent.parent
 
 # The suite already runs on every CPU (xdist), so builds and verifications inside it run their
-# jobs in one process (ledgerrate/forked.py); tests/publish/test_forked.py and the re-grading
+# jobs in one process (ledgerrate/core/forked.py); tests/publish/test_forked.py and the re-grading
 # tests set their own worker count to hold the forked path to the serial one.
 os.environ.setdefault(forked.WORKERS_ENV, "1")
 

@@ -14,9 +14,9 @@ import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import explain, load_model, write_yaml
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import explain, load_model, write_yaml
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import ModelPrice, PricingTable
 
 PRICE_FIELDS = (

@@ -7,7 +7,7 @@ from collections import Counter
 from importlib.metadata import PackageNotFoundError, version
 
 from ledgerrate import workloads
-from ledgerrate.hashing import NEW_SCHEME, HashScheme
+from ledgerrate.core.hashing import NEW_SCHEME, HashScheme
 from ledgerrate.schema import CardItem, DatasetCard
 from ledgerrate.stats.power import power_plan
 from ledgerrate.workloads.base import Dataset, Workload

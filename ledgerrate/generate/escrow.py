@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import FileProblem, atomic_write_bytes, parse_model, to_json
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import FileProblem, atomic_write_bytes, parse_model, to_json
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import SeedEscrow, SeedFile
 
 # pyrage is imported where a key is read or an escrow sealed or opened, not here: every build

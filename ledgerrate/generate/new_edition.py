@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.edition import load_edition
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import atomic_write_text, write_yaml
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate import price_database as db
 from ledgerrate.generate.escrow import RECIPIENTS_ENV, _env_recipients
 from ledgerrate.generate.vendors import VENDORS, sampling_for
-from ledgerrate.io import atomic_write_text, write_yaml
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import STANDARD_N, ModelPrice, PricingTable
 
 WINDOW = dt.timedelta(hours=72)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ledgerrate.edition import Edition, price_time_problems
+from ledgerrate.core.edition import Edition, price_time_problems
 from ledgerrate.schema import STANDARD_N
 
 

@@ -17,23 +17,23 @@ import datetime as dt
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from ledgerrate.edition import (
+from ledgerrate.core.edition import (
     WorkloadLookup,
     edition_hash,
     load_edition,
     pricing_hash,
     require_prices,
 )
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import NEW_SCHEME
+from ledgerrate.core.io import load_model, write_json
+from ledgerrate.core.steps import Steps
 from ledgerrate.generate.dataset import build_dataset, make_card
 from ledgerrate.generate.escrow import RECIPIENTS_ENV, escrow_recipients, seal_escrow
 from ledgerrate.generate.price_check import price_check, report_lines
 from ledgerrate.generate.protocol import protocol_problems
 from ledgerrate.generate.seeds import new_seed_entry, write_private_seeds
-from ledgerrate.hashing import NEW_SCHEME
-from ledgerrate.io import load_model, write_json
 from ledgerrate.schema import PriceCheck, Registration, SeedEntry, SeedFile, WorkloadRegistration
-from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Dataset, Workload
 
 

@@ -11,11 +11,11 @@ import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path
 
-from ledgerrate.edition import load_edition, require_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, require_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.io import load_model, write_json
 from ledgerrate.generate.seeds import open_private_seeds
-from ledgerrate.hashing import sha256_file
-from ledgerrate.io import load_model, write_json
 from ledgerrate.schema import SeedLoss, loss_sentence
 
 

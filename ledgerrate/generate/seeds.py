@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ledgerrate.edition import Edition, WorkloadLookup, load_edition, require_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import Edition, WorkloadLookup, load_edition, require_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import seed_commitment
+from ledgerrate.core.io import FileProblem, load_model, write_json
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.dataset import build_dataset, stack_drift
 from ledgerrate.generate.escrow import EscrowUnopened, identity_path, open_escrow
-from ledgerrate.hashing import seed_commitment
-from ledgerrate.io import FileProblem, load_model, write_json
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import DatasetCard, Registration, SeedEntry, SeedFile
 from ledgerrate.workloads.base import Dataset
 

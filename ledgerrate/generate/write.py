@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ledgerrate.core.io import atomic_write_bytes, write_json
 from ledgerrate.generate.dataset import build_dataset, make_card
-from ledgerrate.io import atomic_write_bytes, write_json
 from ledgerrate.schema import DatasetCard
 from ledgerrate.workloads import get
 from ledgerrate.workloads.base import Dataset

@@ -16,8 +16,8 @@ import secrets
 import unicodedata
 from collections.abc import Iterable
 
-from ledgerrate.io import atomic_write_text
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import atomic_write_text
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.providers import families
 from ledgerrate.schema import OLD_REFERENCE_PROVIDER, EditionManifest, Mode
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerrate.io import iter_jsonl
+from ledgerrate.core.io import iter_jsonl
 from ledgerrate.schema import GradeRecord
 
 

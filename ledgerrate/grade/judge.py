@@ -16,9 +16,9 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ledgerrate.cost import call_cost, estimate_usage
-from ledgerrate.hashing import sha256_json
-from ledgerrate.keys import header_problem
+from ledgerrate.core.cost import call_cost, estimate_usage
+from ledgerrate.core.hashing import sha256_json
+from ledgerrate.core.keys import header_problem
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,

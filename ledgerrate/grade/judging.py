@@ -20,6 +20,8 @@ from pathlib import Path
 import httpx
 from rich.console import Console
 
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.keys import MIN_KEY_LENGTH, redact
 from ledgerrate.grade.carry import Carried
 from ledgerrate.grade.judge import (
     JudgeFailed,
@@ -29,8 +31,6 @@ from ledgerrate.grade.judge import (
     judge_spec,
     sensitivity_sample,
 )
-from ledgerrate.hashing import canonical_json
-from ledgerrate.keys import MIN_KEY_LENGTH, redact
 from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError, Provider
 from ledgerrate.run.limits import Limits, RetryPolicy, call_limited, with_retries

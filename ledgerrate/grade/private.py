@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import seed_commitment
+from ledgerrate.core.io import FileProblem, iter_jsonl, load_model
+from ledgerrate.core.layout import PRIVATE_ROOT_ENV, EditionPaths, cell_log_files
 from ledgerrate.grade.anonymise import SECRET_FILE, anon_id, edition_secret
-from ledgerrate.hashing import seed_commitment
-from ledgerrate.io import FileProblem, iter_jsonl, load_model
-from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths, cell_log_files
 from ledgerrate.schema import GradeRecord, Registration, SeedFile
 
 

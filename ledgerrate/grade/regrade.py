@@ -14,9 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from ledgerrate.core.io import append_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.grade.history import latest_grades
-from ledgerrate.io import append_jsonl
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import GradeRecord, Outcome
 
 DISAGREEMENT_LIMIT = 0.10  # standard §5.3

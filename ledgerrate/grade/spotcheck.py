@@ -11,7 +11,7 @@ for each graded run (the outcome stays the judge's: a human grade checks the jud
 that disagrees is regraded in full by hand), and computes judge–human disagreement per cell.
 More than 10% disagreement flags the cell "full manual regrade required"; flags and a
 methodology note are kept in `spotchecks/<workload>.flags.json`, which
-`ledgerrate/spotcheck_flags.py` reads for the stages that show them.
+`ledgerrate/core/spotcheck_flags.py` reads for the stages that show them.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from ledgerrate.edition import WorkloadLookup, load_edition
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import WorkloadLookup, load_edition
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
 from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import hooks_for
 from ledgerrate.grade.private import judged_records, private_secret
 from ledgerrate.grade.regrade import apply_regrade, regrade_runs
-from ledgerrate.io import append_jsonl, atomic_write_text, load_model, read_jsonl, write_json
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import (
     FlagCell,
     GradeRecord,

@@ -26,8 +26,10 @@ from pathlib import Path
 
 import httpx
 
-from ledgerrate.edition import WorkloadLookup, load_edition, require_current_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import WorkloadLookup, load_edition, require_current_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import append_jsonl, read_jsonl
+from ledgerrate.core.steps import Steps
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
 from ledgerrate.grade.carry import DETERMINISTIC, NO_JUDGE_NOW, Carried, Now, carry
@@ -44,7 +46,6 @@ from ledgerrate.grade.judge import (
 from ledgerrate.grade.judging import GradeSummary, JudgeJob, run_judges
 from ledgerrate.grade.private import grading_secret
 from ledgerrate.grade.regrade import apply_regrade
-from ledgerrate.io import append_jsonl, read_jsonl
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.schema import (
     Check,
@@ -55,7 +56,6 @@ from ledgerrate.schema import (
     RunStatus,
     SpotcheckBlock,
 )
-from ledgerrate.steps import Steps
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 
 

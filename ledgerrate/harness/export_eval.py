@@ -60,7 +60,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall, ToolCallError
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.harness.metadata import (
     METADATA_KEY,
     RUN_KEY,

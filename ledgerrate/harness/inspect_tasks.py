@@ -44,14 +44,14 @@ from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
 from inspect_ai.solver import generate
 
-from ledgerrate.edition import load_edition, pricing_problems, registration_mismatches
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, pricing_problems, registration_mismatches
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import FileProblem
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.core.sampling import differences, edition_settings, settings
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.harness.inspect_solver import ledgerrate_agent
 from ledgerrate.harness.metadata import METADATA_KEY, task_name
-from ledgerrate.io import FileProblem
-from ledgerrate.layout import EditionPaths
-from ledgerrate.sampling import differences, edition_settings, settings
 from ledgerrate.schema import Mode, ModelSpec, ProviderFamily
 from ledgerrate.workloads import catalogue
 from ledgerrate.workloads.base import Workload

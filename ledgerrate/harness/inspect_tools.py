@@ -12,7 +12,7 @@ from typing import Any
 from inspect_ai.tool import Tool, ToolDef, ToolParams
 from inspect_ai.tool import ToolError as InspectToolError
 
-from ledgerrate.tools import ToolError, ToolSpec
+from ledgerrate.core.tools import ToolError, ToolSpec
 
 
 def inspect_tool(spec: ToolSpec) -> Tool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
 from ledgerrate.harness.metadata import task_name
 from ledgerrate.providers import families
 from ledgerrate.schema import ModelSpec

@@ -4,7 +4,7 @@ A sample is refused, with one line saying why, unless: it names this edition and
 registered in it, in a mode the workload has; its model is one of the edition's models with a
 frozen price (and the harness's model name is that model's `api_model`); its item is an item of
 the registered dataset and the prompt it was sent hashes to the registered prompt of that item;
-it was sent with the edition's sampling settings and output cap (`ledgerrate.sampling`); it
+it was sent with the edition's sampling settings and output cap (`ledgerrate.core.sampling`); it
 started inside the window; and its item has no final record yet in the cell's open sitting.
 An admitted sample takes the next attempt number of its item, its run id is derived as `run`
 derives it, and every call is priced at the frozen prices from its own usage: a cost the log
@@ -24,11 +24,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.cost import call_cost
-from ledgerrate.edition import Edition
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.edition import Edition
+from ledgerrate.core.sampling import differences
 from ledgerrate.ingest.incoming import Incoming
 from ledgerrate.run import rawlog
-from ledgerrate.sampling import differences
 from ledgerrate.schema import (
     CallRecord,
     Cost,

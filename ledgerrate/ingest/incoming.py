@@ -59,5 +59,5 @@ class Incoming:
     # The harness's unique id of this attempt (Inspect's sample uuid), kept across eval-retry.
     uuid: str | None = None
     # Every place the log states the settings a call was sent with, as (where, body or config):
-    # each must carry the edition's (`ledgerrate.sampling`). Empty: `request` is checked.
+    # each must carry the edition's (`ledgerrate.core.sampling`). Empty: `request` is checked.
     settings: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

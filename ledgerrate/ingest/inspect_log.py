@@ -31,8 +31,8 @@ from inspect_ai.model import (
     ModelUsage,
 )
 
-from ledgerrate.cost import estimate_usage
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.cost import estimate_usage
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.harness.metadata import METADATA_KEY, RUN_KEY, STEP_CAP_KEY, TOOL_STATE_KEY
 from ledgerrate.ingest.incoming import Incoming, LogInfo
 from ledgerrate.schema import (

@@ -18,10 +18,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
-from ledgerrate.edition import load_edition, pricing_problems, registration_mismatches
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, pricing_problems, registration_mismatches
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.hashing import sha256_bytes
 from ledgerrate.ingest.admit import Admission, Verdicts
 from ledgerrate.ingest.incoming import Incoming
 from ledgerrate.ingest.interchange import read_interchange

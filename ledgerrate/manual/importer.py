@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from ledgerrate.edition import load_edition, require_current_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, require_current_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import load_model, read_jsonl, write_json
+from ledgerrate.core.layout import BY_HAND, MANUAL_MODEL, EditionPaths
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.io import load_model, read_jsonl, write_json
-from ledgerrate.layout import BY_HAND, MANUAL_MODEL, EditionPaths
 from ledgerrate.manual.returned import (
     ReturnedAnswer,
     read_answer,

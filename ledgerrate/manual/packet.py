@@ -18,11 +18,11 @@ from typing import Any
 
 import yaml
 
-from ledgerrate.edition import load_edition, require_current_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, require_current_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import atomic_write_bytes, atomic_write_text
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import atomic_write_bytes, atomic_write_text
 from ledgerrate.manual.materials import database_bytes
 from ledgerrate.workloads.base import Workload
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import jsonschema
 
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import FileProblem, parse_model, read_yaml
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import FileProblem, parse_model, read_yaml
+from ledgerrate.core.tools import ToolError
 from ledgerrate.manual.packet import ITEMS, PACKET, TIMING, answer_name, blank_answer
 from ledgerrate.schema import ManualTimesheet
-from ledgerrate.tools import ToolError
 from ledgerrate.workloads.base import Dataset, Item, Workload
 
 JOURNAL_TOOL = "post_journal_entry"

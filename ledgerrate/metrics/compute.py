@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ledgerrate import forked
+from ledgerrate.core import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, TimeRate, cell_result
@@ -178,7 +178,7 @@ def compute_results(
         quality_bar=QUALITY_BAR,
         bootstrap_seed=seed,
         bootstrap_reps=reps,
-        # A workload per worker (ledgerrate/forked.py): each is independent of the others, its
+        # A workload per worker (ledgerrate/core/forked.py): each is independent of the others, its
         # bootstrap drawn from its own keyed stream, so the figures are the same in any order.
         workloads=forked.map_forked(
             lambda entry: workload_result(inputs, metas[entry.id], entry.n, seed, reps),

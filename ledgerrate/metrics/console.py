@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ledgerrate.core.usd import job_and_item, plain, usd
 from ledgerrate.metrics.protocol import gap_summary
 from ledgerrate.schema import (
     STANDARD_N,
@@ -18,7 +19,6 @@ from ledgerrate.schema import (
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import job_and_item, plain, usd
 
 NO_OUTCOME = "no successful outcome"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import FileProblem, iter_jsonl, load_model
-from ledgerrate.layout import EditionPaths, cell_log_files
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import FileProblem, iter_jsonl, load_model
+from ledgerrate.core.layout import EditionPaths, cell_log_files
 from ledgerrate.schema import (
     CallRecord,
     EditionManifest,
@@ -227,7 +227,7 @@ def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> Iterator:
 
 def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None, PricingTable | None]:
     try:
-        from ledgerrate.edition import load_edition
+        from ledgerrate.core.edition import load_edition
     except ImportError:  # the shared loader is optional: read the files ourselves
         paths = EditionPaths(root)
         manifest = load_model(EditionManifest, paths.manifest)
@@ -242,7 +242,7 @@ def _load_parts(root: Path) -> tuple[EditionManifest, Registration | None, Prici
 
 def _probe_spend(paths: EditionPaths, pricing: PricingTable | None) -> list[ProbeSpend]:
     """Each model's tools probe spend, every call priced afresh at the frozen prices."""
-    from ledgerrate.probe_spend import probe_spend, read_probes
+    from ledgerrate.core.probe_spend import probe_spend, read_probes
 
     probes = read_probes(paths)
     if not probes:
@@ -260,7 +260,7 @@ def _probe_spend(paths: EditionPaths, pricing: PricingTable | None) -> list[Prob
 
 def spotcheck_flags(root: Path) -> dict[CellKey, list[str]]:
     """Cell flags from the spot-check stage (e.g. "full manual regrade required")."""
-    from ledgerrate.spotcheck_flags import flags_for
+    from ledgerrate.core.spotcheck_flags import flags_for
 
     return {key: list(messages) for key, messages in flags_for(root).items()}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from ledgerrate.cost import token_cost
+from ledgerrate.core.cost import token_cost
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.money import cpo, per_attempt, ratio, time_cost
 from ledgerrate.schema import (

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ledgerrate import workloads
-from ledgerrate.hashing import LEGACY_SCHEME, HashScheme
+from ledgerrate.core.hashing import LEGACY_SCHEME, HashScheme
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.load import CellKey
 from ledgerrate.schema import Registration, WorkloadRegistration

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
@@ -36,7 +37,6 @@ from ledgerrate.providers.wire import (
     post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 NAME = "anthropic"
 API_VERSION = "2023-06-01"

@@ -2,7 +2,7 @@
 
 Adapters translate a family-neutral request into the family's wire format and the response
 back into text, tool calls, the raw JSON and provider-reported usage. They never retry and
-never price: retries and backoff live in `ledgerrate.run`, pricing in `ledgerrate.cost`.
+never price: retries and backoff live in `ledgerrate.run`, pricing in `ledgerrate.core.cost`.
 Errors are split by whose fault they are, because the standard treats them differently:
 `InfraError` (429, 5xx, timeouts, connection errors, unparseable bodies) is excluded and re-run;
 `ModelError` (a refusal, no output) is a model failure and is never retried.
@@ -16,8 +16,8 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.schema import ModelSpec, ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 Role = Literal["user", "assistant", "tool"]
 

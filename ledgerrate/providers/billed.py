@@ -3,7 +3,7 @@
 Some put a price on each reply: LiteLLM's proxy in the `x-litellm-response-cost` header (from
 the per-token prices its operator configured), OpenRouter in `usage.cost` of the body (what it
 charged the account's credits). LedgerRate never prices a call with it: a call's cost is always
-usage × the edition's frozen prices (`ledgerrate.cost`). The reported figure is kept beside it,
+usage × the edition's frozen prices (`ledgerrate.core.cost`). The reported figure is kept beside it,
 in `CallRecord.billed_usd`, so each cell's computed spend can be reconciled with what was billed
 (`metrics/billed.py`). Only a successful reply's figure is read: LiteLLM sends `0` on its errors.
 """

@@ -28,6 +28,7 @@ import json
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
@@ -44,7 +45,6 @@ from ledgerrate.providers.wire import (
     post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 NAME = "gemini"
 LOCAL_ID_PREFIX = "local-call-"

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.schema import ModelSpec, ServedModel
 
 # llama-cpp-python's tool-calling template: tool definitions go into the prompt and a grammar

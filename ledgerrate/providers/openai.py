@@ -22,6 +22,7 @@ import json
 import time
 from typing import Any
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
 from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
@@ -38,7 +39,6 @@ from ledgerrate.providers.wire import (
     post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 NAME = "openai"
 PROTECTED = frozenset({"model", "messages", "tools", "stream"})

@@ -34,6 +34,7 @@ import json
 import time
 from typing import Any
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers import openai as chat
 from ledgerrate.providers.base import (
     Completion,
@@ -58,7 +59,6 @@ from ledgerrate.providers.wire import (
     post_reply,
 )
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 NAME = "openai-responses"
 PROTECTED = frozenset(

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ledgerrate.keys import redact
+from ledgerrate.core.keys import redact
 from ledgerrate.providers.base import (
     Completion,
     ContextExceeded,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.util import find_spec
 from pathlib import Path
 
-from ledgerrate.io import atomic_write_bytes
+from ledgerrate.core.io import atomic_write_bytes
 
 FONTS = (
     "DejaVuSans.ttf",

@@ -21,16 +21,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ledgerrate import layout
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import atomic_write_bytes, load_model
+from ledgerrate.core import layout
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import atomic_write_bytes, load_model
+from ledgerrate.core.steps import Steps
 from ledgerrate.publish import load, unchanged
 from ledgerrate.publish.cache import PACKAGE, REPO, BuildCache, key_of, machine_cache_dir
 from ledgerrate.publish.engine.run import run_engine
 from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.site_facts import digest as site_facts_digest
 from ledgerrate.schema import SITE_FILE, EditionManifest, EditionResults
-from ledgerrate.steps import Steps
 
 # Files `build` itself writes into an edition (first publication): not inputs of its figures.
 _WRITTEN_BY_BUILD = frozenset({layout.RESULTS, layout.RESULTS_CURRENT, layout.PUBLISHED})

@@ -14,12 +14,13 @@ import tarfile
 from pathlib import Path
 from typing import Protocol
 
-from ledgerrate import __version__, layout, seal
-from ledgerrate.bundle_format import INCLUDED_DIRS, INCLUDED_TOP, STATEMENT, SUMS
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import HashingFile, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate import __version__
+from ledgerrate.core import layout, seal
+from ledgerrate.core.bundle_format import INCLUDED_DIRS, INCLUDED_TOP, STATEMENT, SUMS
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import HashingFile, load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import Registration
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ledgerrate.core.usd import plain
 from ledgerrate.schema import MANUAL_MODEL, CellResult, RateLine, WorkloadResult
-from ledgerrate.usd import plain
 
 NO_MANUAL = "no manual arm recorded"
 MANUAL_VOID = "void"

@@ -51,8 +51,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ledgerrate import forked
-from ledgerrate.hashing import (
+from ledgerrate.core import forked
+from ledgerrate.core.hashing import (
     LEGACY_SCHEME,
     HashScheme,
     canonical_json,
@@ -60,7 +60,7 @@ from ledgerrate.hashing import (
     sha256_file,
     sha256_json,
 )
-from ledgerrate.io import HashingFile
+from ledgerrate.core.io import HashingFile
 from ledgerrate.publish import product_code
 
 T = TypeVar("T")

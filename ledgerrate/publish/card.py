@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from ledgerrate.core.usd import plain
 from ledgerrate.metrics.protocol import gap_summary
 from ledgerrate.publish import by_hand as by_hand_module
 from ledgerrate.publish.by_hand import ByHand
@@ -26,7 +27,6 @@ from ledgerrate.schema import (
     RateLine,
     WorkloadResult,
 )
-from ledgerrate.usd import plain
 
 DISCLAIMER = (
     "These rates are measurements of what the listed models cost to do each job to the stated "

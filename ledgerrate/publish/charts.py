@@ -27,12 +27,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 from xml.sax.saxutils import escape
 
+from ledgerrate.core.usd import job_and_item
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.card import RateCard, premium_text
 from ledgerrate.publish.frontier import pareto_frontier
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, TrendPoint, WorkloadResult
-from ledgerrate.usd import job_and_item
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt

@@ -16,7 +16,7 @@ from typing import Any
 
 from jinja2 import Environment
 
-from ledgerrate.io import atomic_write_text
+from ledgerrate.core.io import atomic_write_text
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.publish.site import footer

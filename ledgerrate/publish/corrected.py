@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ledgerrate.hashing import sha256_bytes
+from ledgerrate.core.hashing import sha256_bytes
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import (
     AffectedFigure,

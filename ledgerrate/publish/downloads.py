@@ -26,14 +26,12 @@ from typing import Any
 
 import pandas as pd
 
-from ledgerrate import forked
-from ledgerrate.bundle_format import INCLUDED_DIRS, INCLUDED_TOP
-from ledgerrate.errors import UsageProblem
-from ledgerrate.generate.dataset import build_dataset, stack_versions
-from ledgerrate.generate.seeds import dataset_for, verified_seed
-from ledgerrate.hashing import seed_commitment, sha256_bytes
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import (
+from ledgerrate.core import forked
+from ledgerrate.core.bundle_format import INCLUDED_DIRS, INCLUDED_TOP
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import seed_commitment, sha256_bytes
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import (
     ERRATA,
     GRADES,
     INDEX_NAME,
@@ -52,6 +50,10 @@ from ledgerrate.layout import (
     EditionPaths,
     cell_log_files,
 )
+from ledgerrate.core.schema_export import schema_documents
+from ledgerrate.core.seal import for_edition, read_index, sealed_name
+from ledgerrate.generate.dataset import build_dataset, stack_versions
+from ledgerrate.generate.seeds import dataset_for, verified_seed
 from ledgerrate.publish import corrected, price_check_data
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
@@ -66,8 +68,6 @@ from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.log_gzip import GZIP_LEVEL, gzipped_log
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
-from ledgerrate.schema_export import schema_documents
-from ledgerrate.seal import for_edition, read_index, sealed_name
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
 _INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
@@ -291,7 +291,7 @@ def site_name(name: str) -> str:
 
 def _gzipped_logs(root: Path, cache: BuildCache) -> list[tuple[Path, Path]]:
     """Every run, grade and probe log with its cached gzip; the missing ones are made by a
-    worker per CPU (ledgerrate/forked.py), in batches so that a job is more than its hand-off.
+    worker per CPU (ledgerrate/core/forked.py), in batches so that a job is more than its hand-off.
 
     Each is the gzip of the log's bytes as written, so that unzipped it is the sealed log; its
     request strings stay in `bodies/`, published beside it (`write_downloads`)."""

@@ -160,7 +160,7 @@ def render_drilldowns(
     fork: bool = True,
 ) -> int:
     """Write every cell's drill-down page and each workload's items page; returns how many
-    cell pages were written. Each edition's workload is one job (`ledgerrate/forked.py`: a worker
+    cell pages were written. Each edition's workload is one job (`core/forked.py`: a worker
     process per CPU).
 
     One compiled template for each kind of page; each workload's published dataset is read once

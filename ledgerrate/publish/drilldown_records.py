@@ -13,7 +13,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ledgerrate.io import FileProblem, iter_jsonl
+from ledgerrate.core.io import FileProblem, iter_jsonl
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import segment
 from ledgerrate.run.bodies import restore

@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import md_text, segment
 from ledgerrate.schema import AffectedFigure, Erratum

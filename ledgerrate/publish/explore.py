@@ -9,7 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ledgerrate.io import atomic_write_text
+from ledgerrate.core.io import atomic_write_text
 from ledgerrate.publish import charts, site_paths, tables
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.card import RateCard

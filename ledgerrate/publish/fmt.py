@@ -1,6 +1,6 @@
 """How figures read on a page. Formatting only: never rounds a figure into a different claim.
 
-Money goes through the project's one formatter (`ledgerrate.usd`); on a page, a rounded
+Money goes through the project's one formatter (`ledgerrate.core.usd`); on a page, a rounded
 amount carries its exact value on hover (`title`), and the downloads keep every digit.
 """
 
@@ -12,12 +12,12 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ledgerrate.core.usd import Amount, Reading, as_decimal, job_and_item, plain, reading
+from ledgerrate.core.usd import exact as exact_usd
+from ledgerrate.core.usd import usd as usd_text
 from ledgerrate.publish.safe import md_text
 from ledgerrate.publish.withdrawals import is_withdrawn
 from ledgerrate.schema import CellResult, EditionResults, Interval, RateLine, Verdict
-from ledgerrate.usd import Amount, Reading, as_decimal, job_and_item, plain, reading
-from ledgerrate.usd import exact as exact_usd
-from ledgerrate.usd import usd as usd_text
 
 NO_SUCCESS = "no successful outcome"
 PENDING = "awaiting judge — not counted"

@@ -24,9 +24,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ledgerrate import seal
-from ledgerrate.edition import edition_hash_document, pricing_hash_document
-from ledgerrate.hashing import HashScheme, canonical_json, sha256_bytes
+from ledgerrate.core import seal
+from ledgerrate.core.edition import edition_hash_document, pricing_hash_document
+from ledgerrate.core.hashing import HashScheme, canonical_json, sha256_bytes
 from ledgerrate.publish.cache import BuildCache, key_of, write_plain
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import Erratum
@@ -36,7 +36,7 @@ FOLDER = "hashed"
 
 
 def _source_text(objects: tuple[Any, ...]) -> str:
-    # The same text `ledgerrate.hashing.source_hash` hashes: each object's source, joined by
+    # The same text `ledgerrate.core.hashing.source_hash` hashes: each object's source, joined by
     # one newline (read through inspect, as the hash is).
     return "\n".join(inspect.getsource(obj) for obj in objects)
 

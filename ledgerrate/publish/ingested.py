@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import EditionResults, RunRecord
 
 MARK = b'"source":{'

@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ledgerrate import __version__
-from ledgerrate.bundle_format import BUNDLE_NAME
-from ledgerrate.edition import load_edition
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import iter_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.bundle_format import BUNDLE_NAME
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import iter_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.bodies import whole
 from ledgerrate.schema import GradeRecord, RunRecord

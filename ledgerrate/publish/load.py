@@ -13,9 +13,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import load_model, read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import load_model, read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics import report
 from ledgerrate.metrics.reproductions import ReproductionSitting, reproduction_sittings
 from ledgerrate.publish.cache import BuildCache, key_of

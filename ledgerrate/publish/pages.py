@@ -16,7 +16,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ledgerrate.forked import batches
+from ledgerrate.core.forked import batches
 from ledgerrate.generate.price_check import rate_text
 from ledgerrate.metrics.trend import trend_points
 from ledgerrate.publish import card as card_mod
@@ -158,7 +158,7 @@ def render_home(env: Environment, site: Site, docs: Path, cache: BuildCache | No
 
 
 def spotcheck_notes(root: Path) -> list[str]:
-    from ledgerrate.spotcheck_flags import methodology_notes
+    from ledgerrate.core.spotcheck_flags import methodology_notes
 
     return methodology_notes(root)
 

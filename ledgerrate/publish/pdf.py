@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlparse
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import atomic_write_bytes
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import atomic_write_bytes
 from ledgerrate.publish.card import DISCLAIMER, RateCard, rate_card
 from ledgerrate.publish.card_html import ASSETS, SIZES, render_ratecard_html
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile

@@ -11,9 +11,9 @@ prices the file publishes; the edition's own `price-check.json` is what the data
 
 from __future__ import annotations
 
+from ledgerrate.core.io import iter_jsonl
+from ledgerrate.core.layout import cell_log_files
 from ledgerrate.generate.price_check import cell_checks, price_check
-from ledgerrate.io import iter_jsonl
-from ledgerrate.layout import cell_log_files
 from ledgerrate.publish.load import Edition
 from ledgerrate.schema import PriceCheck, PricingTable, RunRecord
 

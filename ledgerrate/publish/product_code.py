@@ -59,7 +59,7 @@ PRODUCTS: dict[str, ProductCode] = {
     "bundle": ProductCode(("ledgerrate.publish.bundle",)),
     "corrected": ProductCode(("ledgerrate.publish.corrected",)),
     "results-csv": ProductCode(("ledgerrate.publish.downloads",)),
-    "schemas": ProductCode(("ledgerrate.schema_export",)),
+    "schemas": ProductCode(("ledgerrate.core.schema_export",)),
     "hashed": ProductCode(("ledgerrate.publish.hashed_inputs",), trees=_WORKLOADS),
     # what renders a released dataset's files beyond its hashed content (board-pack PDFs)
     "dataset": ProductCode(

@@ -22,15 +22,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ledgerrate import layout, seal
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_file
-from ledgerrate.io import FileProblem, atomic_write_bytes, load_model, write_json
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core import layout, seal
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.io import FileProblem, atomic_write_bytes, load_model, write_json
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.core.seal import edition_files, errata_files, published_digest
 from ledgerrate.metrics.totals_format import in_format_of
 from ledgerrate.publish import load
 from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Erratum, PublishedEdition
-from ledgerrate.seal import edition_files, errata_files, published_digest
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
 # (released at the next edition by design) or the statement that they are lost (made when the

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import atomic_write_bytes
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import atomic_write_bytes
 from ledgerrate.publish import charts, compare, drilldown, site_paths
 from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain

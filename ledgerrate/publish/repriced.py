@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics import reprice as rp
 from ledgerrate.metrics.console import print_tables
 from ledgerrate.metrics.report import edition_results

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from jinja2 import Environment
 
-from ledgerrate.io import atomic_write_text
+from ledgerrate.core.io import atomic_write_text
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import segment
 

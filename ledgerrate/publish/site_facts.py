@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import load_model
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import load_model
 from ledgerrate.schema import SITE_FILE, SiteFacts
 
 if TYPE_CHECKING:  # the build's no-change check imports `digest` without loading jinja

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from ledgerrate.layout import INDEX_NAME
+from ledgerrate.core.layout import INDEX_NAME
 from ledgerrate.publish.assets import FONT_DIR
 
 HOME: Final = "index.md"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledgerrate.hashing import sha256_bytes
+from ledgerrate.core.hashing import sha256_bytes
 from ledgerrate.publish.cache import write_plain
 
 SOURCE = Path(__file__).resolve().parent.parent / "site" / "verifier"

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.hashing import canonical_json, sha256_bytes
-from ledgerrate.io import FileProblem, atomic_write_bytes
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.hashing import canonical_json, sha256_bytes
+from ledgerrate.core.io import FileProblem, atomic_write_bytes
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import RunRecord, StoredRequest
 
 # Strings shorter than this stay inline: a pointer and a hash cost ~110 bytes.

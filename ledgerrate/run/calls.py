@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from ledgerrate.cost import call_cost, estimate_usage
-from ledgerrate.hashing import canonical_json
+from ledgerrate.core.cost import call_cost, estimate_usage
+from ledgerrate.core.hashing import canonical_json
 from ledgerrate.providers.base import Completion, CompletionRequest, ProviderError
 from ledgerrate.providers.clock import CallClock
 from ledgerrate.schema import CallRecord, PricingTable, Usage, UsageBasis

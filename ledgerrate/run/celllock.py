@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 
 LOCK_ENV = "LEDGERRATE_CELL_LOCKS"
 

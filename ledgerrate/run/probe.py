@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, CompletionRequest, Message
 from ledgerrate.run.calls import Complete, recorded_call
 from ledgerrate.run.rawlog import seal_call
@@ -26,7 +27,6 @@ from ledgerrate.schema import (
     ProbeRecord,
     Usage,
 )
-from ledgerrate.tools import ToolSpec
 
 TOKEN = "ledgerrate-probe-7"
 TOOL = ToolSpec(

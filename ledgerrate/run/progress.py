@@ -16,7 +16,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ledgerrate.usd import usd  # the project's one money formatter; run/reproduce imports it here
+from ledgerrate.core.usd import (
+    usd,  # the project's one money formatter; run/reproduce imports it here
+)
 
 # A 40-model edition has over 500 cells: the display shows one overall line and only the cells
 # being worked on, so it fits a 24-line terminal whatever the edition's size.

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
-from ledgerrate.keys import MIN_KEY_LENGTH, holds, redact
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import TornLineWarning, append_jsonl, read_jsonl, repair_torn_tail
+from ledgerrate.core.keys import MIN_KEY_LENGTH, holds, redact
 from ledgerrate.schema import CallRecord, CostBasis, RunRecord, RunStatus, UsageBasis
 
 FINISHED = frozenset({RunStatus.completed, RunStatus.model_failure})

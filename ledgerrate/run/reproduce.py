@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 from rich.console import Console
 
-from ledgerrate.edition import (
+from ledgerrate.core.edition import (
     Edition,
     WorkloadLookup,
     load_edition,
@@ -27,7 +27,7 @@ from ledgerrate.edition import (
     registration_mismatches,
     require_current_registration,
 )
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.providers.base import ProviderFactory
 from ledgerrate.run import rawlog, unfinished

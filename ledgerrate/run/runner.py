@@ -23,10 +23,10 @@ from typing import Any, Literal
 import httpx
 from rich.console import Console
 
-from ledgerrate.edition import Edition
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import to_json
-from ledgerrate.keys import key_problem, redact
+from ledgerrate.core.edition import Edition
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import to_json
+from ledgerrate.core.keys import key_problem, redact
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,

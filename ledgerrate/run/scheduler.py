@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 from rich.console import Console
 
-from ledgerrate.edition import (
+from ledgerrate.core.edition import (
     Edition,
     WorkloadLookup,
     load_edition,
@@ -26,7 +26,7 @@ from ledgerrate.edition import (
     registration_mismatches,
     require_current_registration,
 )
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.providers import local
 from ledgerrate.providers.base import ProviderFactory

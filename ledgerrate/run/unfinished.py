@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ledgerrate.cost import call_cost
-from ledgerrate.edition import Edition
-from ledgerrate.io import append_jsonl
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.edition import Edition
+from ledgerrate.core.io import append_jsonl
 from ledgerrate.providers.base import CompletionRequest, Message
 from ledgerrate.run import agent, bodies
 from ledgerrate.schema import (

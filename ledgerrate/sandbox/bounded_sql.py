@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.sandbox import sql
 from ledgerrate.sandbox.sql import (
     DEFAULT_DEADLINE_S,
@@ -46,7 +47,6 @@ from ledgerrate.sandbox.sql import (
     render_result,
     single_statement,
 )
-from ledgerrate.tools import ToolSpec
 
 __all__ = [
     "LIMITS",

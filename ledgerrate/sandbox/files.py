@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.tools import ToolError, ToolSpec
+from ledgerrate.core.tools import ToolError, ToolSpec
 
 MAX_READ_BYTES = 200_000
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ledgerrate.tools import ToolError, ToolSpec
+from ledgerrate.core.tools import ToolError, ToolSpec
 
 MAX_LINES_PER_ENTRY = 40
 MAX_ENTRIES = 60

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.layout import EditionPaths
 
 COMPUTE_PRICE = "0.0475"
 

@@ -11,10 +11,10 @@ import io
 import tarfile
 from pathlib import Path
 
-from ledgerrate.bundle_format import BUNDLE_NAME
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.bundle_format import BUNDLE_NAME
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.layout import EditionPaths
 
 
 def open_bundle(bundle: Path, workdir: Path) -> tuple[EditionPaths, list[str]]:

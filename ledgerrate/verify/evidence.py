@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ledgerrate import forked
+from ledgerrate.core import forked
+from ledgerrate.core.hashing import canonical_json, seed_commitment
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.dataset import build_dataset, stack_drift
-from ledgerrate.hashing import canonical_json, seed_commitment
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics.void import accepted_graders
 from ledgerrate.schema import (
     DatasetCard,
@@ -210,7 +210,7 @@ def check_grades(
     # per record (re-reading and tokenising the source cost more than the re-grading itself).
     grader_hashes: dict[str, str] = {}
     latest = sorted(latest_grades(logs).items())
-    # Every verdict first, on every CPU (ledgerrate/forked.py): the re-grading is most of a
+    # Every verdict first, on every CPU (ledgerrate/core/forked.py): the re-grading is most of a
     # large edition's verification, and each verdict is independent of the others.
     regraded = [
         run

@@ -5,9 +5,10 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ledgerrate import layout, seal
-from ledgerrate.hashing import sha256_file
-from ledgerrate.io import FileProblem, TornLineWarning, load_model, read_jsonl
+from ledgerrate.core import layout, seal
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.io import FileProblem, TornLineWarning, load_model, read_jsonl
+from ledgerrate.core.seal import errata_files, published_digest
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
@@ -21,7 +22,6 @@ from ledgerrate.schema import (
     SeedFile,
     SeedLoss,
 )
-from ledgerrate.seal import errata_files, published_digest
 from ledgerrate.verify.report import Report
 
 TOP_LEVEL = {

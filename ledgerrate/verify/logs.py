@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import BY_HAND, MANUAL_MODEL, EditionPaths
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import BY_HAND, MANUAL_MODEL, EditionPaths
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,

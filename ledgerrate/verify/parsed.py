@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from ledgerrate.io import FileProblem, TornLineWarning, iter_jsonl
+from ledgerrate.core.io import FileProblem, TornLineWarning, iter_jsonl
 from ledgerrate.schema import GradeRecord, RunRecord
 from ledgerrate.verify.integrity import grade_logs, run_logs
 

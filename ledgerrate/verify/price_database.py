@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledgerrate.edition import Edition
+from ledgerrate.core.edition import Edition
 from ledgerrate.generate.price_check import cell_checks, counted_runs, price_check
 from ledgerrate.schema import RunRecord
 from ledgerrate.verify.parsed import EditionLogs

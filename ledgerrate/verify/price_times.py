@@ -8,8 +8,8 @@ exception naming it. Without one, each is a mismatch.
 
 from __future__ import annotations
 
-from ledgerrate.edition import Edition, price_time_problems
-from ledgerrate.io import FileProblem, load_model
+from ledgerrate.core.edition import Edition, price_time_problems
+from ledgerrate.core.io import FileProblem, load_model
 from ledgerrate.schema import ErrataFile
 from ledgerrate.verify.report import Report
 

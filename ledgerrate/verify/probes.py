@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ledgerrate.cost import call_cost
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import FileProblem
-from ledgerrate.layout import EditionPaths
-from ledgerrate.probe_spend import probe_spend, read_probes
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import FileProblem
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.core.probe_spend import probe_spend, read_probes
 from ledgerrate.schema import Cost, PricingTable
 from ledgerrate.verify.report import Report
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ledgerrate import layout, seal
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core import layout, seal
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import EditionManifest, ErrataFile, Erratum, PublishedEdition
 from ledgerrate.verify.report import Report
 

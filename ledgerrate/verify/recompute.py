@@ -7,10 +7,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.cost import compute_cost, self_hosted_cost, usage_cost
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.cost import compute_cost, self_hosted_cost, usage_cost
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics.totals_format import in_format_of
 from ledgerrate.schema import (
     CostBasis,

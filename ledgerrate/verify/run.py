@@ -8,13 +8,13 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from ledgerrate.bundle_format import STATEMENT, SUMS
-from ledgerrate.edition import load_edition, registration_mismatches
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import FileProblem
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.bundle_format import STATEMENT, SUMS
+from ledgerrate.core.edition import load_edition, registration_mismatches
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import FileProblem
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.core.steps import Steps
 from ledgerrate.schema import EditionResults
-from ledgerrate.steps import Steps
 from ledgerrate.verify.bundle import open_bundle
 from ledgerrate.verify.estimates import check_latency_estimates
 from ledgerrate.verify.evidence import check_grades, check_prompts, check_seeds_and_datasets

@@ -7,7 +7,7 @@ A body kept in `bodies/` moves only its long strings there: the settings stay in
 
 from __future__ import annotations
 
-from ledgerrate.sampling import differences
+from ledgerrate.core.sampling import differences
 from ledgerrate.schema import EditionManifest
 from ledgerrate.verify.parsed import EditionLogs
 from ledgerrate.verify.report import Report

@@ -3,9 +3,9 @@ disclosed limitation bound to this registration, never a passed release check.""
 
 from __future__ import annotations
 
-from ledgerrate.hashing import sha256_file
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import SEEDS_LOST, EditionPaths
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import SEEDS_LOST, EditionPaths
 from ledgerrate.schema import Registration, SeedLoss, loss_sentence
 from ledgerrate.verify.report import Report
 

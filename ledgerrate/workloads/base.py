@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ledgerrate.hashing import (
+from ledgerrate.core.hashing import (
     LEGACY_SCHEME,
     HashScheme,
     sha256_bytes,
@@ -21,11 +21,11 @@ from ledgerrate.hashing import (
     sha256_text,
     source_hash,
 )
-from ledgerrate.schema import Check
 
 # Re-exported: `sandbox/sql.py` is hashed into registered workload versions and imports them from
-# here; new code imports them from `ledgerrate.tools`.
-from ledgerrate.tools import ToolError, Toolset, ToolSpec
+# here; new code imports them from `ledgerrate.core.tools`.
+from ledgerrate.core.tools import ToolError, Toolset, ToolSpec
+from ledgerrate.schema import Check
 
 __all__ = ["ToolError", "ToolSpec", "Toolset"]
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ledgerrate.cost import compute_cost
+from ledgerrate.core.cost import compute_cost
 from ledgerrate.schema import Cost, CostBasis, PricingTable, RunRecord, RunStatus, UsageBasis
 from ledgerrate.workloads.base import Answer, Dataset, Item, Workload
 

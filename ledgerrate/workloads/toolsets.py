@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.core.tools import Toolset
 from ledgerrate.sandbox.files import FileToolset
-from ledgerrate.tools import Toolset
 from ledgerrate.workloads.base import Dataset, Item, Workload
 
 

@@ -158,7 +158,7 @@ def _open(page: Any, server: str, edition: str, frag: str = "") -> dict[str, Any
 
 def _agree(shown: dict[str, Any], expected: EditionResults) -> int:
     """Every cell and index of the page equals the command line's; returns cells compared."""
-    from ledgerrate.usd import job_and_item
+    from ledgerrate.core.usd import job_and_item
 
     compared = 0
     assert [w["id"] for w in shown["workloads"]] == [w.workload for w in expected.workloads]
@@ -238,7 +238,7 @@ def test_browser_and_command_line_agree_on_every_cell(
     assert compared >= (1000 if edition_id == FORTY else 10)
     if edition_id in BUNDLED:
         # And the command itself, from the edition folder, gives those figures.
-        from ledgerrate.io import write_yaml
+        from ledgerrate.core.io import write_yaml
 
         path = tmp_path / "my-prices.yaml"
         write_yaml(path, reader)
@@ -339,7 +339,7 @@ def test_the_manual_arm_reprices_in_the_browser_as_on_the_command_line(
     """The TEST FIXTURE manual arm on three workloads and a void one: at the recorded rates and
     at the reader's (a link, then typing), every by-hand cell equals `results --prices` to the
     digit, the arm is never the cheapest, and the void arm shows no re-priced figure."""
-    from ledgerrate.io import write_yaml
+    from ledgerrate.core.io import write_yaml
     from ledgerrate.publish.by_hand import ratio
 
     edition = editions[MANUAL]

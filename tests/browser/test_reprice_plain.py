@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.usd import plain
+from ledgerrate.core.usd import plain
 from tests.browser.test_site_browser import CHROMIUM, FLAGS
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerrate import cli
-from ledgerrate.io import MAX_YAML_BYTES, FileProblem, load_model, read_json
+from ledgerrate.core.io import MAX_YAML_BYTES, FileProblem, load_model, read_json
 from ledgerrate.schema import MAX_LINE_CHARS, MAX_TEXT_CHARS, EditionManifest, ErrataFile
 
 REPO = Path(__file__).resolve().parents[2]

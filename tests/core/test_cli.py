@@ -69,7 +69,7 @@ def test_comma_lists_and_repeated_flags_mean_the_same(
 def test_every_command_runs_at_the_collectors_batch_pace(tmp_path: Path) -> None:
     import gc
 
-    from ledgerrate.gc_policy import BATCH_THRESHOLDS
+    from ledgerrate.core.gc_policy import BATCH_THRESHOLDS
 
     before = gc.get_threshold()
     gc.set_threshold(700, 10, 10)

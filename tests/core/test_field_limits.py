@@ -19,7 +19,7 @@ import yaml
 from typer.testing import CliRunner
 
 from ledgerrate import cli
-from ledgerrate.io import FileProblem, load_model
+from ledgerrate.core.io import FileProblem, load_model
 from ledgerrate.schema import (
     MAX_ACCOUNT_CHARS,
     MAX_LINE_CHARS,

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import ledgerrate.schema as schema_module
 from ledgerrate.cli import app
-from ledgerrate.hashing import canonical_json, seed_commitment, sha256_json
+from ledgerrate.core.hashing import canonical_json, seed_commitment, sha256_json
 from ledgerrate.schema import FILE_MODELS
 
 
@@ -92,7 +92,7 @@ def test_both_schemes_refuse_nan_and_infinity() -> None:
 
     import pytest
 
-    from ledgerrate.hashing import HashingError
+    from ledgerrate.core.hashing import HashingError
 
     for bad in (math.nan, math.inf, -math.inf):
         for scheme in (1, 2):
@@ -116,7 +116,7 @@ def test_source_hash_follows_an_edit_of_the_file_it_remembered(tmp_path: Path) -
     import importlib.util
     import os
 
-    from ledgerrate.hashing import sha256_text, source_hash
+    from ledgerrate.core.hashing import sha256_text, source_hash
 
     path = tmp_path / "grader_under_edit.py"
     path.write_text("def grade(x):\n    return x > 1\n", encoding="utf-8")

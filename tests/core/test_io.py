@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.io import (
+from ledgerrate.core.io import (
     FileProblem,
     TornLineWarning,
     append_jsonl,

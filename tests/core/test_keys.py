@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerrate.keys import MARKER, MIN_KEY_LENGTH, holds, is_loopback, key_problem, redact
+from ledgerrate.core.keys import MARKER, MIN_KEY_LENGTH, holds, is_loopback, key_problem, redact
 
 KEY = "sk-live-0123456789abcdefABCD"
 

@@ -98,19 +98,19 @@ def test_the_root_modules_and_the_test_doubles_are_placed(tmp_path: Path) -> Non
     report = _lint_with_imports(
         tmp_path,
         {
-            "steps.py": "from ledgerrate.publish import fmt as _up",
-            "server_time.py": "from ledgerrate.run import limits as _up",
-            "bundle_format.py": "from ledgerrate.verify import bundle as _up",
-            "gc_policy.py": "from ledgerrate.metrics import cells as _up",
+            "core/steps.py": "from ledgerrate.publish import fmt as _up",
+            "core/server_time.py": "from ledgerrate.run import limits as _up",
+            "core/bundle_format.py": "from ledgerrate.verify import bundle as _up",
+            "core/gc_policy.py": "from ledgerrate.metrics import cells as _up",
             "cli.py": "from ledgerrate.testing import fake_provider as _up",
             "workloads/answers.py": "from ledgerrate.providers import base as _up",
         },
     )
     for line in (
-        "ledgerrate.steps -> ledgerrate.publish.fmt",
-        "ledgerrate.server_time -> ledgerrate.run.limits",
-        "ledgerrate.bundle_format -> ledgerrate.verify.bundle",
-        "ledgerrate.gc_policy -> ledgerrate.metrics.cells",
+        "ledgerrate.core.steps -> ledgerrate.publish.fmt",
+        "ledgerrate.core.server_time -> ledgerrate.run.limits",
+        "ledgerrate.core.bundle_format -> ledgerrate.verify.bundle",
+        "ledgerrate.core.gc_policy -> ledgerrate.metrics.cells",
         "ledgerrate.cli -> ledgerrate.testing.fake_provider",
         "ledgerrate.workloads.answers -> ledgerrate.providers.base",
     ):

@@ -1,13 +1,13 @@
 """One owner for the edition's file layout (ARCHITECTURE.md §4): every edition file and folder
-name is spelled in ledgerrate/layout.py, and modules join paths through it."""
+name is spelled in ledgerrate/core/layout.py, and modules join paths through it."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from ledgerrate import layout
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core import layout
+from ledgerrate.core.layout import EditionPaths
 
 PACKAGE = Path(layout.__file__).resolve().parent
 # The standalone verifier shares no code with the package by design: it spells its own names.

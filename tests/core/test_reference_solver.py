@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ledgerrate.edition import edition_hash, edition_hash_document, load_edition
+from ledgerrate.core.edition import edition_hash, edition_hash_document, load_edition
 from ledgerrate.schema import EditionManifest, ModelSpec, register_provider_family
 
 EDITIONS = Path(__file__).resolve().parents[2] / "editions"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgerrate.sampling import differences
+from ledgerrate.core.sampling import differences
 from ledgerrate.schema import ModelSpec
 
 

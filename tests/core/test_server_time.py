@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
-from ledgerrate.io import load_model
+from ledgerrate.core.io import load_model
+from ledgerrate.core.server_time import Timed, cell_line, edition_server_time, served, summary_line
 from ledgerrate.schema import ErrataFile
-from ledgerrate.server_time import Timed, cell_line, edition_server_time, served, summary_line
 
 T0 = dt.datetime(2026, 12, 1, 22, 0, tzinfo=dt.UTC)
 EDITION = Path(__file__).resolve().parents[2] / "editions" / "2026-12"

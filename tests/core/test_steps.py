@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from ledgerrate.steps import Steps
+from ledgerrate.core.steps import Steps
 
 
 def test_steps_count_on_a_terminal_and_stay_silent_in_a_pipe() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledgerrate.usd import exact, job_and_item, plain, reading, usd
+from ledgerrate.core.usd import exact, job_and_item, plain, reading, usd
 
 D = Decimal
 

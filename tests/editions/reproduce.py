@@ -21,11 +21,11 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ledgerrate import workloads
-from ledgerrate.edition import load_edition, require_registration
+from ledgerrate.core.edition import load_edition, require_registration
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import load_model, read_jsonl
 from ledgerrate.generate.seeds import dataset_for, load_seeds
 from ledgerrate.grade.stage import latest_grades
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.metrics.load import runs_frame
 from ledgerrate.metrics.sittings import choose_sitting, counted_attempts
 from ledgerrate.schema import (

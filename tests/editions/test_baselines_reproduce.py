@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import read_jsonl, to_json
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import read_jsonl, to_json
 from ledgerrate.schema import GradeRecord, Outcome, RunRecord, RunStatus, SeedFile
 from tests.editions.reproduce import DatasetCache, compare_edition
 

@@ -13,12 +13,12 @@ import yaml
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
-from ledgerrate.edition import load_edition, pricing_hash
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, pricing_hash
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import FileProblem
 from ledgerrate.generate.confirm_prices import confirm_price
 from ledgerrate.generate.new_edition import Wanted, new_edition
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import FileProblem
 from ledgerrate.schema import ModelPrice
 from ledgerrate.workloads.base import Workload
 

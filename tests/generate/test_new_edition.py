@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from ledgerrate import workloads
 from ledgerrate.cli import app
-from ledgerrate.edition import load_edition
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.escrow import RECIPIENTS_ENV
 from ledgerrate.generate.new_edition import Wanted, current_workloads, new_edition
 from ledgerrate.generate.vendors import VENDORS, sampling_for

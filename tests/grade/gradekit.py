@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledgerrate.core.io import append_jsonl, write_yaml
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.io import append_jsonl, write_yaml
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import RunRecord
 from ledgerrate.testing.fake_shapes import FakeReply
 from ledgerrate.workloads.base import Dataset, Workload

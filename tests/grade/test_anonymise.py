@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.grade.anonymise import (
     REDACTED,
     anon_id,
@@ -12,7 +13,6 @@ from ledgerrate.grade.anonymise import (
     redact_terms,
     strip_tells,
 )
-from ledgerrate.layout import EditionPaths
 
 
 def test_reasoning_blocks_preambles_and_fences_go() -> None:

@@ -20,9 +20,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.layout import PRIVATE_ROOT_ENV, EditionPaths
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.layout import PRIVATE_ROOT_ENV, EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html

@@ -198,8 +198,8 @@ def test_an_id_pasted_from_the_form_is_accepted(
 def test_register_warns_of_a_same_family_judge_without_a_second(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from ledgerrate.core.io import read_yaml, write_yaml
     from ledgerrate.generate.register import judge_warnings
-    from ledgerrate.io import read_yaml, write_yaml
 
     warned = make_edition(tmp_path / "a", judge_family="acmeai", second=False, evaluated=ONE)
     (line,) = judge_warnings(warned.root, lookup=lookup)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.cost import self_hosted_cost
-from ledgerrate.edition import load_edition
+from ledgerrate.core.cost import self_hosted_cost
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.io import append_jsonl, read_jsonl, write_yaml
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.register import register_edition
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import append_jsonl, read_jsonl, write_yaml
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import GradeRecord
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.verify.recompute import check_costs

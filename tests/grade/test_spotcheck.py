@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate.core.io import read_jsonl
+from ledgerrate.core.spotcheck_flags import flags_for, methodology_notes
 from ledgerrate.grade.spotcheck import (
     FLAG_REGRADE,
     draw_sample,
@@ -17,9 +19,7 @@ from ledgerrate.grade.spotcheck import (
     sample_size,
 )
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord
-from ledgerrate.spotcheck_flags import flags_for, methodology_notes
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.workloads.generate_variance_commentary import v1_revision2 as variance
 from tests.grade.gradekit import (

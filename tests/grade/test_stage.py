@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.grade.judge import agreement
 from ledgerrate.grade.stage import grade_edition, latest_grades
-from ledgerrate.io import read_jsonl
 from ledgerrate.schema import GradeRecord, Outcome
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply

@@ -18,10 +18,10 @@ from typing import Any
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
+from ledgerrate.core.io import write_yaml
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import write_yaml
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.verify.run import verify_path

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.edition import load_edition
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.ingest.admit import Admission

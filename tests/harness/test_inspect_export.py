@@ -23,7 +23,7 @@ import httpx
 import pytest
 import yaml
 
-from ledgerrate.io import read_jsonl
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.run import bodies
 from ledgerrate.schema import GradeRecord, RunRecord
@@ -237,7 +237,7 @@ def _bodies(system: str, user: str) -> dict[str, dict[str, Any]]:
 
 
 def test_the_prompt_is_found_in_every_familys_request(ran: Path) -> None:
-    from ledgerrate.errors import UsageProblem
+    from ledgerrate.core.errors import UsageProblem
     from ledgerrate.harness.export_eval import sent_prompt
     from ledgerrate.workloads.base import Prompt
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_bytes
-from ledgerrate.io import read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.hashing import sha256_bytes
+from ledgerrate.core.io import read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.ingested import ingested_cells
 from ledgerrate.run import bodies
@@ -188,7 +188,7 @@ CRASH = """
 import os, signal, sys
 from pathlib import Path
 from ledgerrate.ingest.stage import ingest_logs
-from ledgerrate.io import to_json
+from ledgerrate.core.io import to_json
 
 written = 0
 def write(path, record):

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from ledgerrate.core.io import read_yaml, write_yaml
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_yaml, write_yaml
 from tests.harness.roundtrip import WORKLOAD, write_edition
 
 pytest.importorskip("inspect_ai")

@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.cost import call_cost
-from ledgerrate.edition import load_edition
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.io import read_jsonl, read_yaml, write_yaml
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for
-from ledgerrate.io import read_jsonl, read_yaml, write_yaml
 from ledgerrate.schema import RunRecord, RunStatus, Usage
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
 from ledgerrate.generate.escrow import RECIPIENTS_ENV
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for

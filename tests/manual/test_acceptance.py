@@ -376,7 +376,7 @@ def test_repriced_the_manual_arm_is_still_never_ranked(
 ) -> None:
     """At prices that make the analyst far cheaper and the cheap model dearer than the
     flagship, the cheapest qualifying model is still a model, and no premium names the arm."""
-    from ledgerrate.io import write_yaml
+    from ledgerrate.core.io import write_yaml
     from ledgerrate.publish.repriced import repriced
     from ledgerrate.schema import ReaderPrices
 

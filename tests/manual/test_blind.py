@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from ledgerrate.core.io import load_model, read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
 from ledgerrate.grade.judge import hooks_for, judge_request
-from ledgerrate.io import load_model, read_jsonl
-from ledgerrate.layout import EditionPaths
 from ledgerrate.manual.importer import import_manual
 from ledgerrate.schema import EditionManifest, RunRecord
 from ledgerrate.workloads import get

@@ -9,8 +9,8 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish.by_hand import COST_UNKNOWN, NO_MANUAL, by_hand, ratio_text
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.pdf import render_ratecard_pdf

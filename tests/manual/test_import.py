@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import FileProblem, load_model, read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import FileProblem, load_model, read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.manual.importer import import_manual
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.rawlog import run_id

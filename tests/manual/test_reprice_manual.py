@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from ledgerrate.core.io import FileProblem, load_model, write_yaml
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import FileProblem, load_model, write_yaml
 from ledgerrate.manual.importer import import_manual
 from ledgerrate.metrics.manual import cost_lines, seconds
 from ledgerrate.metrics.money import cpo, per_attempt

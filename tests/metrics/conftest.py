@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ledgerrate.io import append_jsonl, write_json, write_yaml
+from ledgerrate.core.io import append_jsonl, write_json, write_yaml
 from ledgerrate.metrics.cells import CellData, assemble_cell
 from ledgerrate.metrics.load import grades_frame, runs_frame
 from ledgerrate.metrics.meta import WorkloadMeta

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ledgerrate.io import append_jsonl, write_yaml
+from ledgerrate.core.io import append_jsonl, write_yaml
 from ledgerrate.metrics.console import print_tables
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.schema import Cost, PricingTable, ProbeRecord, ProbeSpend, Usage

@@ -109,7 +109,7 @@ def test_cli_results_json(edition, lookup, monkeypatch) -> None:
 
 
 def test_a_record_filed_under_the_wrong_cell_is_refused(build, tmp_path, lookup) -> None:
-    from ledgerrate.io import FileProblem, append_jsonl
+    from ledgerrate.core.io import FileProblem, append_jsonl
 
     runs, grades = build.graded_cell(15, model="cheap")
     edition = build.write_edition(tmp_path, runs, grades)
@@ -122,12 +122,12 @@ def test_spotcheck_flags_reach_their_cell(build, tmp_path, lookup, monkeypatch) 
     import sys
     import types
 
-    fake = types.ModuleType("ledgerrate.spotcheck_flags")
+    fake = types.ModuleType("ledgerrate.core.spotcheck_flags")
     fake.flags_for = lambda root: {  # type: ignore[attr-defined]
         (build.WL, "cheap", "single-shot"): ["judge–human disagreement > 10%: full manual regrade"],
         (build.WL, "big", "agentic"): ["sampled below 20%"],
     }
-    monkeypatch.setitem(sys.modules, "ledgerrate.spotcheck_flags", fake)
+    monkeypatch.setitem(sys.modules, "ledgerrate.core.spotcheck_flags", fake)
     runs, grades = build.graded_cell(15, model="cheap")
     edition = build.write_edition(tmp_path, runs, grades)
     [wl] = edition_results(edition, lookup, reps=100).workloads

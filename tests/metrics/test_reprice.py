@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledgerrate.cost import usage_cost
-from ledgerrate.io import append_jsonl, write_yaml
+from ledgerrate.core.cost import usage_cost
+from ledgerrate.core.io import append_jsonl, write_yaml
 from ledgerrate.metrics import reprice as rp
 from ledgerrate.metrics.money import time_cost
 from ledgerrate.metrics.report import edition_results
@@ -103,7 +103,7 @@ def test_time_priced_cells_hold_the_seconds_behind_their_spend(bundled: dict[str
 def test_sealed_results_predate_the_totals_and_are_compared_without_them(
     bundled: dict[str, Any],
 ) -> None:
-    from ledgerrate.io import load_model
+    from ledgerrate.core.io import load_model
 
     edition = bundled["2026-12"]
     sealed = load_model(EditionResults, BUNDLED / "2026-12" / "results.json")

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, InfraError, Message, ModelError, RateLimited
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 F = "anthropic"
 

@@ -12,7 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ledgerrate.cost import usage_cost
+from ledgerrate.core.cost import usage_cost
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import (
     Completion,
@@ -33,7 +34,6 @@ from ledgerrate.testing import (
     FakeReply,
     FakeToolCall,
 )
-from ledgerrate.tools import ToolSpec
 
 FAMILIES = ("openai", "anthropic", "gemini", "openai-responses")
 KEY = "fake-key-0123456789"

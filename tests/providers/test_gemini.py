@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, InfraError, Message, ModelError, RateLimited
 from ledgerrate.providers.gemini import LOCAL_ID_PREFIX
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 F = "gemini"
 

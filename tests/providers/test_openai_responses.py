@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import (
     Completion,
     InfraError,
@@ -18,7 +19,6 @@ from ledgerrate.providers.base import (
 )
 from ledgerrate.providers.wire import ConfigError
 from ledgerrate.schema import ToolCall, Usage
-from ledgerrate.tools import ToolSpec
 
 F = "openai-responses"
 D = "openai_responses"

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ledgerrate.hashing import seed_commitment
-from ledgerrate.io import append_jsonl, write_json, write_yaml
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.hashing import seed_commitment
+from ledgerrate.core.io import append_jsonl, write_json, write_yaml
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import (
     CardItem,
     CellResult,
@@ -402,7 +402,7 @@ def texts_sent_through(
 ) -> list[str]:
     """Every text the templates send through the filter `pages.<name>` while the site renders
     `editions` (id → write_edition's flags), each still converted by `convert`."""
-    from ledgerrate import forked
+    from ledgerrate.core import forked
     from ledgerrate.publish import load as load_mod
     from ledgerrate.publish import pages
     from ledgerrate.publish.render import render_into

@@ -14,8 +14,8 @@ import random
 from decimal import Decimal
 from pathlib import Path
 
-from ledgerrate.cost import token_cost
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.cost import token_cost
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.publish.load import Edition

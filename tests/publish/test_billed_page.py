@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 from pathlib import Path
 
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.pages import make_env, render_workload
 from ledgerrate.publish.render import TEMPLATES

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import canonical_json, sha256_bytes
+from ledgerrate.core.hashing import canonical_json, sha256_bytes
 from ledgerrate.publish import cache as cache_mod
 from ledgerrate.publish import downloads as downloads_mod
 from ledgerrate.publish import load as load_mod

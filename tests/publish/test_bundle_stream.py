@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import HashingFile
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import HashingFile
 from ledgerrate.publish import bundle
 from ledgerrate.publish.bundle import write_bundle
 

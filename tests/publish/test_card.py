@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ledgerrate.core.usd import exact, plain
 from ledgerrate.publish.card import (
     AWAITING_JUDGE,
     NO_SUCCESS,
@@ -16,7 +17,6 @@ from ledgerrate.publish.card import (
     premium_text,
     rate_card,
 )
-from ledgerrate.usd import exact, plain
 from tests.publish import card_fixture
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from ledgerrate.io import load_model
+from ledgerrate.core.io import load_model
 from ledgerrate.publish.card import LEGEND, RateCard, rate_card
 from ledgerrate.publish.load import Edition, load_edition
 from ledgerrate.publish.pages import make_env, render_home
@@ -208,7 +208,7 @@ def test_one_money_unit_on_the_page_the_pdf_and_the_calculator(
 
 
 def test_plain_dollars_keep_three_significant_digits() -> None:
-    from ledgerrate.usd import plain
+    from ledgerrate.core.usd import plain
 
     assert plain("0.000156625") == "$0.000157"
     assert plain("0.000000036696") == "$0.0000000367"

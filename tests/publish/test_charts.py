@@ -180,7 +180,7 @@ def test_gap_chart_words_never_cover_its_markers(monkeypatch) -> None:
     the only markers it had, the reference baselines' squares."""
     from pathlib import Path
 
-    from ledgerrate.io import load_model
+    from ledgerrate.core.io import load_model
     from ledgerrate.publish import charts
     from ledgerrate.publish.card import rate_card
     from ledgerrate.publish.load import load_edition

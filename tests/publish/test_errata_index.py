@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-from ledgerrate.io import load_model
+from ledgerrate.core.io import load_model
 from ledgerrate.publish.engine.nav import site_nav
 from ledgerrate.publish.load import load_edition
 from ledgerrate.publish.pages import make_env, render_errata

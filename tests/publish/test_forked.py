@@ -1,4 +1,4 @@
-"""Jobs on every CPU (ledgerrate/forked.py; publish/cache.py's map_cached for the build's):
+"""Jobs on every CPU (ledgerrate/core/forked.py; publish/cache.py's map_cached for the build's):
 the same results, in order, from other processes; what the workers did to the products cache
 is counted and remembered by the parent; a failing job fails the call; and a parallel build
 writes the same site as a serial one."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate import forked
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core import forked
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish import render as render_mod
 from ledgerrate.publish.build import build_site

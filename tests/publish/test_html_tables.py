@@ -11,7 +11,7 @@ from pathlib import Path
 import markdown
 import pytest
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.html_table import TableSyntaxError, html_table, table_html

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerrate.bundle_format import INCLUDED_DIRS
+from ledgerrate.core.bundle_format import INCLUDED_DIRS
 from ledgerrate.publish.incidents import incidents
 
 

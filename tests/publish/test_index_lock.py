@@ -8,7 +8,7 @@ import fcntl
 import threading
 from pathlib import Path
 
-from ledgerrate import layout, seal
+from ledgerrate.core import layout, seal
 from ledgerrate.publish.published import seal_index
 
 NOW = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.core.usd import job_and_item
 from ledgerrate.publish import charts
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.compare import render_compare
@@ -27,7 +28,6 @@ from ledgerrate.publish.pages import (
 from ledgerrate.publish.render import TEMPLATES, render_into
 from ledgerrate.publish.site import build_site_model
 from ledgerrate.schema import EditionResults
-from ledgerrate.usd import job_and_item
 from tests.publish import card_fixture
 
 BUNDLED = Path(__file__).resolve().parents[2] / "editions"

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from ledgerrate import forked
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core import forked
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine import parallel_pages
 from ledgerrate.publish.engine.raw_html import RawHtml
 from ledgerrate.publish.engine.run import run_mkdocs

@@ -9,7 +9,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from ledgerrate.io import load_model
+from ledgerrate.core.io import load_model
 from ledgerrate.publish.card import local_model_statement
 from ledgerrate.publish.load import load_edition
 from ledgerrate.publish.pdf import render_ratecard_pdf

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.pages import make_env, render_edition, render_model
 from ledgerrate.publish.render import TEMPLATES

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.io import append_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import append_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.build import build_site
 from ledgerrate.publish.load import load_editions

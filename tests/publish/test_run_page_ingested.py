@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ledgerrate.io import append_jsonl, read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import append_jsonl, read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.render import render_into
 from ledgerrate.schema import RunRecord, RunSource

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate import layout, seal
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import canonical_json, sha256_bytes, sha256_file
+from ledgerrate.core import layout, seal
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import canonical_json, sha256_bytes, sha256_file
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.downloads import write_downloads
 from ledgerrate.publish.load import load_edition

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ledgerrate.core.io import load_model, write_json
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.escrow import seal_escrow
 from ledgerrate.generate.seed_loss import declare_seeds_lost
-from ledgerrate.io import load_model, write_json
-from ledgerrate.layout import EditionPaths
 from ledgerrate.publish.render import render_into
 from ledgerrate.schema import Registration, SeedFile
 from tests.publish.factory import PAYLOADS, SALT, SEED, WL, write_edition

@@ -245,7 +245,7 @@ def test_the_build_and_the_render_find_the_editions_in_one_place(
 
 
 def test_failed_mkdocs_publishes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ledgerrate.errors import UsageProblem
+    from ledgerrate.core.errors import UsageProblem
     from ledgerrate.publish.engine import run as engine_run
 
     root = tmp_path / "editions"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate.io import FileProblem
+from ledgerrate.core.io import FileProblem
 from ledgerrate.publish.pages import make_env
 from ledgerrate.publish.render import TEMPLATES
 from ledgerrate.publish.site_facts import append_to_about, load_site_facts

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.layout import INDEX_NAME
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.layout import INDEX_NAME
 from ledgerrate.publish import site_paths
 from ledgerrate.publish.engine import nav
 from ledgerrate.publish.render import SITE_SRC, render_into

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate import forked
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core import forked
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine import static_links
 from ledgerrate.publish.engine.run import run_mkdocs
 from tests.publish.factory import rendered_two_editions, tree_bytes

@@ -10,8 +10,8 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.publish.card import NONE_QUALIFIES, WITHDRAWN, RateCard, rate_card
 from ledgerrate.publish.load import Edition, load_edition
 from ledgerrate.publish.pages import make_env, render_home

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.providers.base import Completion, CompletionRequest
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition

@@ -10,7 +10,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from ledgerrate.io import write_yaml
+from ledgerrate.core.io import write_yaml
 
 SENTINEL_KEY = "sk-SENTINEL-do-not-leak-7f3a9c"
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from ledgerrate.cost import call_cost
-from ledgerrate.edition import load_edition
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.providers.billed import reported_cost
 from ledgerrate.run.limits import RetryPolicy

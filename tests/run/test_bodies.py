@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import canonical_json
-from ledgerrate.io import FileProblem
+from ledgerrate.core.hashing import canonical_json
+from ledgerrate.core.io import FileProblem
 from ledgerrate.run import bodies
 
 PROMPT = "Extract the total of this invoice.\n" * 40  # long: moved out

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.run import celllock
 from ledgerrate.run.scheduler import RunOptions, run_edition

@@ -8,8 +8,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.run import bodies, probe, unfinished
 from ledgerrate.run.scheduler import RunOptions
 from ledgerrate.schema import CostBasis, ProbeRecord, RunRecord, RunStatus, UsageBasis

@@ -20,10 +20,10 @@ import pytest
 from pydantic import ValidationError
 from rich.console import Console
 
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.generate.register import register_edition
 from ledgerrate.grade import anonymise
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.providers import families, make_provider
 from ledgerrate.providers.base import Completion, CompletionRequest, Message
 from ledgerrate.providers.family import FakeWire, Family, Route, WireReply

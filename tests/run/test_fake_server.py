@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.run import bodies
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition

@@ -42,9 +42,9 @@ import httpx
 import pytest
 from rich.console import Console
 
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.io import read_jsonl, write_yaml
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.providers import local, make_provider
 from ledgerrate.providers.base import CompletionRequest, ContextExceeded, Message, ProviderError

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from ledgerrate.core.io import read_jsonl
+from ledgerrate.core.keys import MARKER
 from ledgerrate.generate.register import register_edition
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import read_jsonl
-from ledgerrate.keys import MARKER
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import RunRecord

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from rich.console import Console
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.providers.base import Completion, CompletionRequest, InfraError
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, RunStatus, Usage

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from ledgerrate.core.io import read_jsonl, write_yaml
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import read_jsonl, write_yaml
 from ledgerrate.providers import local
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -116,7 +116,7 @@ def _edition(root: Path, port: int) -> Path:
 
 
 def _spec(root: Path) -> ModelSpec:
-    from ledgerrate.edition import load_edition
+    from ledgerrate.core.edition import load_edition
 
     return load_edition(root).manifest.model("smollm2")
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from rich.console import Console
 
+from ledgerrate.core.io import read_jsonl
 from ledgerrate.generate.register import register_edition
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import read_jsonl
 from ledgerrate.providers import families
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition

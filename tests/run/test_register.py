@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.edition import load_edition, require_current_registration
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition, require_current_registration
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import seed_commitment
+from ledgerrate.core.io import write_json
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seeds import dataset_for, load_seeds, release_seeds
-from ledgerrate.hashing import seed_commitment
-from ledgerrate.io import write_json
 from tests.run import toy
 from tests.run.runkit import model, write_edition
 

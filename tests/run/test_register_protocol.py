@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.generate.register import register_edition
 from ledgerrate.workloads import registry
 from ledgerrate.workloads.base import PRIMITIVES

@@ -13,11 +13,11 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.register import register_edition
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import read_jsonl
-from ledgerrate.layout import EditionPaths
 from ledgerrate.metrics.meta import WorkloadMeta
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.metrics.reproductions import reproduction_sittings

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import TornLineWarning, read_jsonl
 from ledgerrate.generate.register import register_edition
-from ledgerrate.io import TornLineWarning, read_jsonl
 from ledgerrate.providers.base import (
     Completion,
     CompletionRequest,
@@ -353,7 +353,7 @@ def test_sentinel_key_never_written_or_printed(edition_factory, lookup, capsys) 
 
 def test_window_closing_mid_run_stops_it(edition_factory, lookup) -> None:
     root = registered(edition_factory, lookup, models=[model("m1")])
-    from ledgerrate.edition import load_edition
+    from ledgerrate.core.edition import load_edition
 
     closes = load_edition(root).manifest.window.closes
     # The check, then two attempts (a start and a finish each, in whatever order the event loop

@@ -17,15 +17,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerrate.cli import app
-from ledgerrate.edition import load_edition
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import seed_commitment, sha256_file
+from ledgerrate.core.io import load_model, write_json
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate.escrow import IDENTITY_ENV, RECIPIENTS_ENV, seal_escrow
 from ledgerrate.generate.register import register_edition
 from ledgerrate.generate.seed_loss import declare_seeds_lost
 from ledgerrate.generate.seeds import dataset_for, load_seeds, release
-from ledgerrate.hashing import seed_commitment, sha256_file
-from ledgerrate.io import load_model, write_json
-from ledgerrate.layout import EditionPaths
 from ledgerrate.schema import SeedFile, SeedLoss
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.seed_custody import check_seed_custody

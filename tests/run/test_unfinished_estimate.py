@@ -10,13 +10,13 @@ from decimal import Decimal
 
 import yaml
 
-from ledgerrate.cost import self_hosted_cost
-from ledgerrate.edition import load_edition
+from ledgerrate.core.cost import self_hosted_cost
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.io import append_jsonl, write_json
+from ledgerrate.core.server_time import edition_server_time
 from ledgerrate.generate.dataset import build_dataset
-from ledgerrate.io import append_jsonl, write_json
 from ledgerrate.run import unfinished
 from ledgerrate.schema import AttemptStart, InstancePrice, Mode, RunStatus
-from ledgerrate.server_time import edition_server_time
 from ledgerrate.verify import estimates
 from ledgerrate.verify.report import Report
 from tests.run import toy

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_file
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.tools import ToolError
 from ledgerrate.sandbox.bounded_sql import (
     MAX_PRINTF_WIDTH,
     BoundedSqlSandbox,
@@ -26,7 +27,6 @@ from ledgerrate.sandbox.bounded_sql import (
 )
 from ledgerrate.sandbox.immutable_sql import ImmutableSqlSandbox
 from ledgerrate.synth import finance_db
-from ledgerrate.tools import ToolError
 
 DEADLINE = 0.5
 # Not a performance target: the bound a deadline promises, with room for a loaded machine.

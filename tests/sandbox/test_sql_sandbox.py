@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_file
+from ledgerrate.core.hashing import sha256_file
+from ledgerrate.core.tools import ToolError
 from ledgerrate.sandbox.sql import (
     SqlError,
     SqlRefused,
@@ -21,7 +22,6 @@ from ledgerrate.sandbox.sql import (
     single_statement,
 )
 from ledgerrate.synth import finance_db
-from ledgerrate.tools import ToolError
 
 DEADLINE = 0.5
 MARGIN = 0.75

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate.layout import INDEX_NAME
+from ledgerrate.core.layout import INDEX_NAME
 from ledgerrate.testing.reference_edition import build_reference_edition
 
 WORKLOADS = ("triage.ap-inbox.v1", "query.nl2sql.v1")

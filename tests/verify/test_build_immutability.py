@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish import fmt
 from ledgerrate.publish.build import build_site

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.io import write_json
-from ledgerrate.layout import INDEX_NAME
+from ledgerrate.core.io import write_json
+from ledgerrate.core.layout import INDEX_NAME
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.run.rawlog import run_id
 from ledgerrate.schema import RunRecord

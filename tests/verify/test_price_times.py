@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
 from ledgerrate.verify.price_times import check_price_times
 from ledgerrate.verify.report import Report
 
@@ -84,7 +84,7 @@ def test_bundled_editions(tmp_path: Path) -> None:
 def test_an_erratum_without_disclosures_dumps_as_before() -> None:
     # An erratum's hash is the sha256 of its dump: the field must not appear in errata sealed
     # before it existed, or every sealed chain would break.
-    from ledgerrate.io import load_model
+    from ledgerrate.core.io import load_model
     from ledgerrate.schema import ErrataFile
 
     for edition in ("2026-11", "2026-12"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgerrate import forked
+from ledgerrate.core import forked
 from ledgerrate.verify import evidence
 from ledgerrate.verify.evidence import _Regrader
 from ledgerrate.workloads.base import Grade, check

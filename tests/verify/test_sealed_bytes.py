@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate import layout, seal
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import sha256_file
+from ledgerrate.core import layout, seal
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_file
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.published import ensure_published
 from ledgerrate.verify.run import verify_path

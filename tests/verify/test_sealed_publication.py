@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ledgerrate import layout, seal
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core import layout, seal
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.bundle import write_bundle
 from ledgerrate.publish.published import ensure_published
@@ -116,7 +116,7 @@ def test_deleted_published_json_fails_once_the_window_closed(edition_copy: Path)
     (edition_copy / "published.json").unlink()
     manifest = yaml.safe_load((edition_copy / "edition.yaml").read_text())
     closes = dt.datetime.fromisoformat(manifest["window"]["closes"])
-    from ledgerrate.edition import load_edition
+    from ledgerrate.core.edition import load_edition
     from ledgerrate.verify.publication import check_publication
     from ledgerrate.verify.report import Report
 
@@ -185,7 +185,7 @@ def test_bundled_editions_are_in_the_index() -> None:
         mine = seal.for_edition(lines, edition)
         assert mine, edition
         root = REPO_EDITIONS / edition
-        from ledgerrate.io import load_model
+        from ledgerrate.core.io import load_model
         from ledgerrate.schema import ErrataFile
 
         errata = (

@@ -423,6 +423,6 @@ TRICKY = [
 @pytest.mark.parametrize("scheme", [1, 2])
 @pytest.mark.parametrize("value", TRICKY)
 def test_the_verifiers_canonical_json_is_the_toolchains(value: dict, scheme: int) -> None:
-    from ledgerrate.hashing import canonical_json
+    from ledgerrate.core.hashing import canonical_json
 
     assert _module().canonical(value, scheme) == canonical_json(value, scheme).encode("utf-8")

@@ -142,7 +142,7 @@ def test_wilson_matches_the_package() -> None:
 
 
 def test_money_rules_match_the_package() -> None:
-    from ledgerrate.cost import compute_cost, self_hosted_cost, token_cost
+    from ledgerrate.core.cost import compute_cost, self_hosted_cost, token_cost
     from ledgerrate.schema import ModelPrice, PricingTable, Usage
 
     rnd = random.Random(3)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledgerrate import forked
 from ledgerrate.cli import app
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core import forked
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.bundle import write_bundle
 from ledgerrate.publish.published import ensure_published
@@ -103,7 +103,7 @@ def test_flipped_grade(edition_copy: Path) -> None:
 def test_forked_regrading_names_the_same_flipped_grade(
     edition_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The re-grading on worker processes (ledgerrate/forked.py) reports exactly what the
+    """The re-grading on worker processes (ledgerrate/core/forked.py) reports exactly what the
     serial re-grading does, the adversary's flipped grade included."""
     log = _first_log(edition_copy, "grades")
     _edit_json_line(log, lambda r: r.update(outcome="fail" if r["outcome"] == "pass" else "pass"))

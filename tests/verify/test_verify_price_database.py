@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ledgerrate.edition import load_edition
+from ledgerrate.core.edition import load_edition
 from ledgerrate.generate.register import register_edition
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition

@@ -7,8 +7,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from ledgerrate.edition import load_edition
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.edition import load_edition
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.verify.probes import CHECK, check_probes
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.run import verify_path

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ledgerrate import workloads
-from ledgerrate.edition import load_edition, registration_mismatches
+from ledgerrate.core.edition import load_edition, registration_mismatches
+from ledgerrate.core.io import load_model, read_jsonl
 from ledgerrate.grade.stage import grade_edition
-from ledgerrate.io import load_model, read_jsonl
 from ledgerrate.schema import PublishedEdition, RunRecord, RunStatus
 from ledgerrate.verify.run import verify_path
 
@@ -71,7 +71,7 @@ def test_grades_of_the_superseded_grader_fail_until_regraded(tmp_path: Path) -> 
 
 
 def test_grade_refuses_a_workload_the_edition_does_not_have(tmp_path: Path) -> None:
-    from ledgerrate.errors import UsageProblem
+    from ledgerrate.core.errors import UsageProblem
 
     root = _as_published(tmp_path)
     with pytest.raises(UsageProblem, match="not in this edition"):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from ledgerrate.core.tools import ToolError
 from ledgerrate.sandbox.journal import JournalWriter, journal_tool
-from ledgerrate.tools import ToolError
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item
 from ledgerrate.workloads.execute_month_end import v1_revision1
 from ledgerrate.workloads.execute_month_end.v1_revision2 import WORKLOAD, account_names

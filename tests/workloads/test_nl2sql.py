@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_file
+from ledgerrate.core.hashing import sha256_file
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Item
 from ledgerrate.workloads.query_nl2sql import compare
 from ledgerrate.workloads.query_nl2sql.v1_revision2 import WORKLOAD, database_for, translate

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.hashing import sha256_file
+from ledgerrate.core.hashing import sha256_file
 from ledgerrate.workloads import WORKLOADS, get
 from ledgerrate.workloads.base import Answer, Dataset, Workload
 from ledgerrate.workloads.query_nl2sql import v1_revision2 as v1

@@ -32,7 +32,7 @@ def on_config(config: Any) -> Any:
 
     _cache = None
     if os.environ.get(SKIP_RENDER_ENV) != "1":
-        from ledgerrate.gc_policy import for_batch_work
+        from ledgerrate.core.gc_policy import for_batch_work
         from ledgerrate.publish.cache import machine_cache_dir
         from ledgerrate.publish.render import render_docs
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, DictLoader
 
-from ledgerrate import forked
+from ledgerrate.core import forked
 
 # The template the parent gives a page a child writes: it renders nothing, so mkdocs writes
 # nothing for it ("Page skipped", at info level).

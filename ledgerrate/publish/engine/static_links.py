@@ -20,7 +20,7 @@ from typing import Any
 
 from mkdocs.structure.files import InclusionLevel
 
-from ledgerrate import forked
+from ledgerrate.core import forked
 
 
 def _listed(files: Any, docs_dir: str) -> list[Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine.nav import site_nav
 from ledgerrate.publish.render import CONFIG
 

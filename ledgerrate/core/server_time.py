@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ledgerrate.cost import self_hosted_cost
-from ledgerrate.errors import UsageProblem
-from ledgerrate.io import iter_jsonl, load_model, read_jsonl
-from ledgerrate.layout import RUNS, EditionPaths
+from ledgerrate.core.cost import self_hosted_cost
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.io import iter_jsonl, load_model, read_jsonl
+from ledgerrate.core.layout import RUNS, EditionPaths
 from ledgerrate.schema import (
     AttemptStart,
     CallRecord,

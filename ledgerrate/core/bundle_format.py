@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ledgerrate import layout
+from ledgerrate.core import layout
 
 BUNDLE_NAME = re.compile(
     r"^ledgerrate-evidence-(?P<edition>[A-Za-z0-9._-]+)-(?P<sha>[0-9a-f]{64})\.tar\.gz$"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledgerrate.io import load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.io import load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import SpotcheckFlags
 
 Cell = tuple[str, str, str]  # workload, model, mode

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledgerrate.errors import UsageProblem
-from ledgerrate.hashing import LEGACY_SCHEME, HashScheme, sha256_json
-from ledgerrate.io import FileProblem, load_model
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import LEGACY_SCHEME, HashScheme, sha256_json
+from ledgerrate.core.io import FileProblem, load_model
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import EditionManifest, PricingTable, Registration
 
 if TYPE_CHECKING:

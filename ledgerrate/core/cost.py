@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ledgerrate.errors import UsageProblem
+from ledgerrate.core.errors import UsageProblem
 from ledgerrate.schema import Cost, ModelPrice, PricingTable, Usage
 
 MILLION = Decimal(1_000_000)

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledgerrate.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
-from ledgerrate.io import FileProblem, append_jsonl, load_model, parse_model, read_text
-from ledgerrate.layout import RESULTS, RESULTS_CURRENT, EditionPaths
+from ledgerrate.core.hashing import sha256_bytes, sha256_file, sha256_json, sha256_text
+from ledgerrate.core.io import FileProblem, append_jsonl, load_model, parse_model, read_text
+from ledgerrate.core.layout import RESULTS, RESULTS_CURRENT, EditionPaths
 from ledgerrate.schema import ErrataFile, Erratum, PublicationEntry, SealedErratum, SealedFile
 
 DOMAIN = "ledgerrate-publication-v1"

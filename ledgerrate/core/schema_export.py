@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ledgerrate.io import atomic_write_text
+from ledgerrate.core.io import atomic_write_text
 from ledgerrate.schema import FILE_MODELS
 
 

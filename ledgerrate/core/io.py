@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ledgerrate.hashing import canonical_json
+from ledgerrate.core.hashing import canonical_json
 
 M = TypeVar("M", bound=BaseModel)
 

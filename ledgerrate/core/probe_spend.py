@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from ledgerrate.cost import call_cost
-from ledgerrate.io import read_jsonl
-from ledgerrate.layout import EditionPaths
+from ledgerrate.core.cost import call_cost
+from ledgerrate.core.io import read_jsonl
+from ledgerrate.core.layout import EditionPaths
 from ledgerrate.schema import PricingTable, ProbeSpend
 from ledgerrate.schema.records import ProbeRecord
 
