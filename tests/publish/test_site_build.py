@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import html
 import html.parser
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -58,12 +59,17 @@ class _Scan(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.scripts: list[str] = []
+        # `<script type="application/json">`: data a page's own script reads, never run.
+        self.data: list[str] = []
         self.handlers: list[str] = []
         self.hrefs: list[str] = []
         self._in_script = False
+        self._in_data = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._in_script = tag == "script"
+        kind = dict(attrs).get("type") or ""
+        self._in_data = tag == "script" and kind == "application/json"
+        self._in_script = tag == "script" and not self._in_data
         for name, value in attrs:
             if name.startswith("on"):
                 self.handlers.append(f"{tag} {name}={value}")
@@ -71,11 +77,13 @@ class _Scan(html.parser.HTMLParser):
                 self.hrefs.append(value)
 
     def handle_endtag(self, tag: str) -> None:
-        self._in_script = False
+        self._in_script = self._in_data = False
 
     def handle_data(self, data: str) -> None:
         if self._in_script and data.strip():
             self.scripts.append(data)
+        if self._in_data and data.strip():
+            self.data.append(data)
 
 
 def _read(path: Path) -> str:
@@ -203,6 +211,11 @@ def test_hostile_text_is_never_live(built: Path) -> None:
         scan.feed(text)
         for body in scan.scripts:
             assert "alert" not in body, f"{rel}: live script {body[:80]!r}"
+        # A data element holding hostile text is inert only if that text cannot end it early:
+        # the whole element must still parse as the JSON the page wrote.
+        for body in scan.data:
+            assert "</" not in body, f"{rel}: a data script could be closed early: {body[:80]!r}"
+            json.loads(body)
         assert not scan.handlers, f"{rel}: event handler attributes {scan.handlers}"
         for target in scan.hrefs:
             assert not target.strip().lower().startswith("javascript:"), f"{rel}: {target}"
