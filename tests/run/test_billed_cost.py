@@ -26,6 +26,7 @@ from ledgerrate.schema import CallRecord, RunRecord
 from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import Bill
 from tests.run.runkit import model
+from tests.verify import standalone_kit
 
 FAMILIES = ["openai", "openai-responses", "anthropic", "gemini"]
 # The edition's frozen prices (runkit.price): $2/M input (cached reads too, none priced apart)
@@ -192,16 +193,7 @@ def test_the_field_is_left_out_of_a_record_without_it() -> None:
 
 
 def _standalone() -> Any:
-    import importlib.util
-    import sys
-
-    source = Path(__file__).resolve().parents[2] / "ledgerrate/site/verifier/standalone_figures.py"
-    spec = importlib.util.spec_from_file_location("standalone_figures_billed", source)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return standalone_kit.load("standalone_figures.py", "standalone_figures_billed")
 
 
 class _Lines:

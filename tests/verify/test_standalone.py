@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import html
 import http.server
-import importlib.util
 import io
 import json
 import os
@@ -24,19 +23,15 @@ from types import ModuleType
 
 import pytest
 
+from tests.verify import standalone_kit
+
 REPO = Path(__file__).resolve().parents[2]
-VERIFIER = REPO / "ledgerrate" / "site" / "verifier"
+VERIFIER = standalone_kit.VERIFIER
 ALLOWED_THIRD_PARTY = {"rfc8785", "yaml"}
 
 
 def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "verify_standalone_under_test", VERIFIER / "verify_standalone.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return standalone_kit.load("verify_standalone.py", "verify_standalone_under_test")
 
 
 def _imports(path: Path) -> set[str]:

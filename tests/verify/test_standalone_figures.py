@@ -5,36 +5,25 @@ from __future__ import annotations
 
 import ast
 import gzip
-import importlib.util
 import json
 import random
 import shutil
-import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.verify import standalone_kit
+
 REPO = Path(__file__).resolve().parents[2]
-SOURCE = REPO / "ledgerrate" / "site" / "verifier" / "standalone_figures.py"
+SOURCE = standalone_kit.VERIFIER / "standalone_figures.py"
 BUNDLED = ("2026-11", "2026-11-b", "2026-12")
 
 
-def _load() -> ModuleType:
-    # Loaded from its file, as a reader runs it: it is not part of the package.
-    spec = importlib.util.spec_from_file_location("standalone_figures", SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sf = _load()
+sf = standalone_kit.load("standalone_figures.py", "standalone_figures")
 
 
 class Recorded:

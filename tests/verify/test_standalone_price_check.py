@@ -5,13 +5,10 @@ what genai-prices itself computes, so an outsider re-derives `price-database.jso
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 import random
-import sys
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,22 +16,13 @@ import pytest
 from ledgerrate.generate import price_database as db
 from ledgerrate.generate.price_check import model_check, report_lines
 from ledgerrate.schema import ModelPrice, ModelSpec, PricingTable, Usage
+from tests.verify import standalone_kit
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE = REPO / "ledgerrate" / "site" / "verifier" / "standalone_figures.py"
 AT = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("standalone_figures_pc", SOURCE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sf = _load()
+sf = standalone_kit.load("standalone_figures.py", "standalone_figures_pc")
 
 # One of each kind the database holds: plain rates, cache writes, prompt-size tiers, a
 # separate reasoning rate, a per-request fee.

@@ -6,11 +6,6 @@ mismatch and a Gemini or Responses run as having no request)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import httpx
 import pytest
 
@@ -19,22 +14,9 @@ from ledgerrate.providers.base import CompletionRequest, Message
 from ledgerrate.providers.families import registered
 from ledgerrate.workloads.base import Prompt
 from tests.providers.conftest import spec
+from tests.verify import standalone_kit
 
-SOURCE = Path(__file__).resolve().parents[2] / "ledgerrate" / "site" / "verifier"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "verify_standalone_prompt", SOURCE / "verify_standalone.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-vs = _load()
+vs = standalone_kit.load("verify_standalone.py", "verify_standalone_prompt")
 PROMPT = Prompt(system="You are an AP clerk.\nAnswer in JSON.", user="Invoice INV-7: total?\n€ 12")
 
 
