@@ -8,7 +8,7 @@ from ledgerrate.core import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, TimeRate, cell_result
-from ledgerrate.metrics.grading_cost import grading_cost_by_revision
+from ledgerrate.metrics.grading_cost import grading_costs_by_cell
 from ledgerrate.metrics.grouped import assemble_cells
 from ledgerrate.metrics.intervals import (
     CONFIDENCE,
@@ -58,12 +58,6 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
     )
 
 
-def _split(frame: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    if frame.empty:
-        return {}
-    return {key: part for key, part in frame.groupby(["model", "mode"], sort=False)}
-
-
 def time_rate(model: str, is_reference: bool, pricing: PricingTable | None) -> TimeRate | None:
     """How the cell of `model` is priced by time, if it is: a self-hosted model's server time
     at its instance price, a reference baseline's CPU time at the vCPU-hour price."""
@@ -96,7 +90,7 @@ def workload_result(
     if sittings:  # the manual arm's cell is its latest sitting's, void or not (metrics/manual)
         data[by_hand] = manual_data(by_hand, runs, grades, n, sittings)
     crossed = cross_mode_reasons(data)
-    cell_grades = _split(grades)
+    grading = grading_costs_by_cell(grades)
     accepted = accepted_graders(workload.id, inputs.registration)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
@@ -111,9 +105,7 @@ def workload_result(
             flags=inputs.flags.get(key, []),
             judge_same_family=key[1] in same_family,
             judged=workload.judged and manifest.judge is not None,
-            grading_by_revision=grading_cost_by_revision(
-                cell_grades.get((key[1], key[2]), grades.iloc[0:0])
-            ),
+            grading_by_revision=grading.get((key[1], key[2]), []),
             time_rate=time_rate(key[1], key[1] in references, inputs.pricing),
         )
         for key, d in data.items()
