@@ -160,7 +160,7 @@ def compute_results(
     # Looked up here, before the workers fork: the registry's lookup imports every workload
     # (0.4 CPU-seconds), once in this process rather than once in each worker.
     metas = {entry.id: lookup(entry.id) for entry in manifest.workloads}
-    z_quantile(CONFIDENCE)  # and scipy.stats, imported on first use, for the same reason
+    z_quantile(CONFIDENCE)  # and scipy, imported on first use, for the same reason
     return EditionResults(
         edition=manifest.id,
         date=manifest.date,
