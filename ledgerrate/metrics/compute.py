@@ -47,7 +47,9 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
         if not m.is_reference
         for mode in workload.modes
     }
-    keys |= {(workload.id, model, mode) for model, mode in zip(runs["model"], runs["mode"])}  # noqa: B905
+    # Columns as lists: iterating a pandas string column fetches each value on its own.
+    pairs = zip(runs["model"].tolist(), runs["mode"].tolist())  # noqa: B905
+    keys |= {(workload.id, model, mode) for model, mode in pairs}
     return sorted(
         keys,
         key=lambda k: (

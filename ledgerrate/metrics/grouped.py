@@ -53,7 +53,7 @@ def _in_sitting(frame: pd.DataFrame, chosen: dict[tuple[str, str], tuple[int, in
     published = [
         chosen[(model, mode)][0] == sitting
         for model, mode, sitting in zip(
-            frame["model"], frame["mode"], frame["sitting"], strict=True
+            frame["model"].tolist(), frame["mode"].tolist(), frame["sitting"].tolist(), strict=True
         )
     ]
     return pd.Series(published, index=frame.index, dtype=bool)
@@ -90,7 +90,7 @@ def assemble_cells(
         Outcome.failed
         if status == RunStatus.model_failure
         else (UNGRADED if pd.isna(o) else Outcome(o))
-        for status, o in zip(joined["status"], joined["outcome"], strict=True)
+        for status, o in zip(joined["status"].tolist(), joined["outcome"].tolist(), strict=True)
     ]
 
     all_runs = _parts(runs, CELL)

@@ -77,7 +77,7 @@ def void_reasons(
         reasons.append(f"{workload} was not registered for this edition")
     if sealed is None or items.empty:
         return reasons
-    answered = sorted(set(items["dataset_hash"]) - {sealed.dataset_hash})
+    answered = sorted(set(items["dataset_hash"].tolist()) - {sealed.dataset_hash})
     if answered:
         reasons.append(
             f"runs answered dataset {', '.join(map(_short, answered))}, not the registered "
@@ -106,7 +106,7 @@ def cross_mode_reasons(cells: Mapping[CellKey, CellData]) -> dict[CellKey, list[
     answered: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
     for (workload, model, mode), data in cells.items():
         if not data.items.empty:
-            hashes = frozenset(data.items["dataset_hash"])
+            hashes = frozenset(data.items["dataset_hash"].tolist())
             answered.setdefault((workload, model), {})[mode] = hashes
     found: dict[CellKey, list[str]] = {}
     for (workload, model), by_mode in answered.items():
