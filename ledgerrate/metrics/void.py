@@ -14,6 +14,7 @@ index, a routing verdict or a trendline. The conditions:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -24,8 +25,8 @@ from ledgerrate.metrics.load import CellKey
 from ledgerrate.schema import Registration, WorkloadRegistration
 
 
-def _known(values: list[object]) -> list[object]:
-    """The values `Series.dropna()` keeps."""
+def _known(values: list[Any]) -> list[str]:
+    """The values `Series.dropna()` keeps (a hash column's: strings)."""
     return [v for v in values if not pd.isna(v)]
 
 
