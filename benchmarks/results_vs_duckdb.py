@@ -9,7 +9,11 @@ every run is counted (one sitting, no infrastructure failure), which is what mak
 records comparable with `n`; on another edition the comparison says where they differ.
 
     .venv/bin/python benchmarks/results_vs_duckdb.py --sets /tmp/scale [--editions 1] \\
-        [--models 215]
+        [--models 215] [--baseline DIR]
+
+With `--baseline DIR` (the package at another commit, e.g. `git archive <commit> | tar -x -C
+DIR`), `results` runs on that code too, in the same run, and its `results.json` is compared
+byte for byte with this checkout's: a change made for speed must not move a figure.
 
 Target (issue #50): `results` <= 2x DuckDB over the same logs for one 215-model edition.
 """
@@ -84,6 +88,7 @@ def main() -> None:
     parser.add_argument("--sets", type=Path, required=True, help="where scale sets are kept")
     parser.add_argument("--editions", type=int, default=1)
     parser.add_argument("--models", type=int, default=215)
+    parser.add_argument("--baseline", type=Path, help="another checkout, measured side by side")
     args = parser.parse_args()
     source = ensure_scale_set(args.sets.resolve(), args.editions, args.models)
     edition = sorted(source.iterdir())[0]
@@ -99,8 +104,16 @@ def main() -> None:
         duck = measure(f"duckdb ({edition.name})", DUCKDB.format(out=str(theirs), **args_), env)
         differ = disagreements(json.loads(ours.read_text()), json.loads(theirs.read_text()))
         cells = len(json.loads(theirs.read_text()))
+        before = None
+        if args.baseline is not None:
+            base_out = Path(tmp) / "baseline.json"
+            code = RESULTS.format(out=str(base_out), **args_)
+            cwd = args.baseline.resolve()
+            measure("(warm)", code, env, cwd=cwd)
+            before = measure(f"baseline results ({edition.name})", code, env, cwd=cwd)
+            same = base_out.read_bytes() == ours.read_bytes()
     print(f"edition {edition.name} of {source.parent.name}; bytecode cache allowed")
-    for row in (mine, duck):
+    for row in (mine, duck) if before is None else (mine, duck, before):
         print(row.line())
     print(f"cells compared: {cells}; disagreeing: {len(differ)}")
     for line in differ[:10]:
@@ -109,6 +122,16 @@ def main() -> None:
         f"results / duckdb: wall {mine.wall_s / duck.wall_s:.2f}, "
         f"cpu {mine.process_cpu_s / duck.process_cpu_s:.2f}  (<= 2)"
     )
+    if before is not None:
+        print(
+            f"baseline results / duckdb: wall {before.wall_s / duck.wall_s:.2f}, "
+            f"cpu {before.process_cpu_s / duck.process_cpu_s:.2f}"
+        )
+        print(
+            f"results / baseline: wall {mine.wall_s / before.wall_s:.2f}, "
+            f"cpu {mine.process_cpu_s / before.process_cpu_s:.2f}; results.json byte-identical: "
+            f"{'yes' if same else 'NO'}"
+        )
 
 
 if __name__ == "__main__":

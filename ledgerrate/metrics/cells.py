@@ -8,7 +8,7 @@ that fails expensively. Infra-excluded attempts and judge spend are reported bes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -63,9 +63,13 @@ class CellData:
     infra: pd.DataFrame
     superseded: int
     all_runs: pd.DataFrame
+    tokens: TokenTotals | None = None
+    """`token_totals(items)`, when the grouped pass (metrics/grouped.py) has summed it."""
+    infra_tokens: TokenTotals | None = None
+    """`token_totals(infra)`, likewise."""
 
 
-def money_sum(values: pd.Series | Sequence[Decimal]) -> Decimal:
+def money_sum(values: pd.Series | Iterable[Decimal]) -> Decimal:
     return sum((Decimal(v) for v in values), Decimal(0))
 
 
@@ -109,9 +113,15 @@ class TimeRate:
     hour_usd: Decimal
 
 
+def column_sum(frame: pd.DataFrame, column: str) -> int:
+    """A count column's total as pandas' `sum()` gives it (missing values skipped), summed on
+    the column's values as a list: a cell holds ~15 rows, and a pandas reduction per column
+    cost more than the cell's other figures together."""
+    return int(sum(v for v in frame[column].tolist() if not pd.isna(v)))
+
+
 def token_totals(frame: pd.DataFrame) -> TokenTotals:
-    totals = frame[list(TOKEN_FIELDS)].sum()
-    return TokenTotals(**{f: int(totals[f]) for f in TOKEN_FIELDS})
+    return TokenTotals(**{f: column_sum(frame, f) for f in TOKEN_FIELDS})
 
 
 def _seconds(frame: pd.DataFrame, basis: str) -> Decimal:
@@ -144,9 +154,11 @@ def cost_basis(items: pd.DataFrame, is_reference: bool) -> CellCostBasis:
     """
     if items.empty:
         return CellCostBasis.none
+    # Each distinct (cost, usage) label pair read once: a cell's ~15 rows hold one or two.
+    pairs = set(zip(items["cost_basis"].tolist(), items["usage_basis"].tolist(), strict=True))
     bases = {
         CostBasis.estimated if UsageBasis(usage) == UsageBasis.estimated else CostBasis(basis)
-        for basis, usage in zip(items["cost_basis"], items["usage_basis"], strict=True)
+        for basis, usage in pairs
     }
     if bases == {CostBasis.measured}:
         return CellCostBasis.measured
@@ -301,19 +313,21 @@ def cell_result(
         cpo_ci=boot.interval if boot else None,
         cpo_ci_dropped_share=boot.dropped_share if boot else None,
         cost_per_attempt_usd=per_attempt(spend, n),
-        tokens=token_totals(items),
+        tokens=data.tokens if data.tokens is not None else token_totals(items),
         latency_median_s=_latency(latencies, 50),
         latency_p90_s=_latency(latencies, 90),
         infra_excluded_attempts=len(data.infra),
         infra_excluded_usd=infra_usd,
-        infra_excluded_tokens=token_totals(data.infra),
+        infra_excluded_tokens=(
+            data.infra_tokens if data.infra_tokens is not None else token_totals(data.infra)
+        ),
         time_priced=(
             None
             if time_rate is None
             else time_priced(time_rate, items, spend, data.infra, infra_usd)
         ),
-        infra_excluded_unpriced_calls=int(data.infra["unpriced_calls"].sum()),
-        grading_cost_usd=money_sum(items["judge_usd"].dropna()),
+        infra_excluded_unpriced_calls=column_sum(data.infra, "unpriced_calls"),
+        grading_cost_usd=money_sum(v for v in items["judge_usd"].tolist() if not pd.isna(v)),
         grading_cost_by_revision=list(grading_by_revision),
         cost_basis=cost_basis(items, is_reference),
         billed=billed_check(items),

@@ -8,7 +8,7 @@ from ledgerrate.core import forked
 from ledgerrate.grade.judge import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, TimeRate, cell_result
-from ledgerrate.metrics.grading_cost import grading_cost_by_revision
+from ledgerrate.metrics.grading_cost import grading_costs_by_cell
 from ledgerrate.metrics.grouped import assemble_cells
 from ledgerrate.metrics.intervals import (
     CONFIDENCE,
@@ -47,7 +47,9 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
         if not m.is_reference
         for mode in workload.modes
     }
-    keys |= {(workload.id, model, mode) for model, mode in zip(runs["model"], runs["mode"])}  # noqa: B905
+    # Columns as lists: iterating a pandas string column fetches each value on its own.
+    pairs = zip(runs["model"].tolist(), runs["mode"].tolist())  # noqa: B905
+    keys |= {(workload.id, model, mode) for model, mode in pairs}
     return sorted(
         keys,
         key=lambda k: (
@@ -56,12 +58,6 @@ def _cell_keys(workload: WorkloadMeta, manifest: EditionManifest, runs: pd.DataF
             MODE_ORDER.index(k[2]) if k[2] in MODE_ORDER else len(MODE_ORDER),
         ),
     )
-
-
-def _split(frame: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    if frame.empty:
-        return {}
-    return {key: part for key, part in frame.groupby(["model", "mode"], sort=False)}
 
 
 def time_rate(model: str, is_reference: bool, pricing: PricingTable | None) -> TimeRate | None:
@@ -96,7 +92,7 @@ def workload_result(
     if sittings:  # the manual arm's cell is its latest sitting's, void or not (metrics/manual)
         data[by_hand] = manual_data(by_hand, runs, grades, n, sittings)
     crossed = cross_mode_reasons(data)
-    cell_grades = _split(grades)
+    grading = grading_costs_by_cell(grades)
     accepted = accepted_graders(workload.id, inputs.registration)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
@@ -111,9 +107,7 @@ def workload_result(
             flags=inputs.flags.get(key, []),
             judge_same_family=key[1] in same_family,
             judged=workload.judged and manifest.judge is not None,
-            grading_by_revision=grading_cost_by_revision(
-                cell_grades.get((key[1], key[2]), grades.iloc[0:0])
-            ),
+            grading_by_revision=grading.get((key[1], key[2]), []),
             time_rate=time_rate(key[1], key[1] in references, inputs.pricing),
         )
         for key, d in data.items()
@@ -168,7 +162,7 @@ def compute_results(
     # Looked up here, before the workers fork: the registry's lookup imports every workload
     # (0.4 CPU-seconds), once in this process rather than once in each worker.
     metas = {entry.id: lookup(entry.id) for entry in manifest.workloads}
-    z_quantile(CONFIDENCE)  # and scipy.stats, imported on first use, for the same reason
+    z_quantile(CONFIDENCE)  # and scipy, imported on first use, for the same reason
     return EditionResults(
         edition=manifest.id,
         date=manifest.date,

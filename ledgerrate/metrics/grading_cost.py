@@ -17,11 +17,14 @@ Pure: the grade frame's `judge_calls` column (metrics/load.py) holds each record
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from decimal import Decimal
 
 import pandas as pd
 
 from ledgerrate.schema import RevisionGradingCost
+
+ORDER = ["revision", "graded_at", "run_id"]
 
 
 def grading_cost_by_revision(grades: pd.DataFrame) -> list[RevisionGradingCost]:
@@ -29,13 +32,36 @@ def grading_cost_by_revision(grades: pd.DataFrame) -> list[RevisionGradingCost]:
     call are left out."""
     if grades.empty:
         return []
+    ordered = grades.sort_values(ORDER, kind="stable")
+    return _by_revision(zip(ordered["run_id"], ordered["revision"], ordered["judge_calls"]))  # noqa: B905
+
+
+def grading_costs_by_cell(grades: pd.DataFrame) -> dict[tuple[str, str], list[RevisionGradingCost]]:
+    """`grading_cost_by_revision` of every (model, mode) of one workload's grades at once.
+
+    One stable sort of the whole frame: a cell's rows keep, among themselves, the order a
+    stable sort of that cell alone gives them (ties in the order read), so each cell's
+    revisions are the same; a sort per cell cost some 2 ms, 6 s of a 215-model edition."""
+    if grades.empty:
+        return {}
+    ordered = grades.sort_values(ORDER, kind="stable")
+    rows: dict[tuple[str, str], list[tuple[str, int, tuple]]] = defaultdict(list)
+    for model, mode, run_id, revision, held in zip(  # noqa: B905
+        ordered["model"].tolist(),
+        ordered["mode"].tolist(),
+        ordered["run_id"].tolist(),
+        ordered["revision"].tolist(),
+        ordered["judge_calls"].tolist(),
+    ):
+        rows[(model, mode)].append((run_id, revision, held))
+    return {cell: _by_revision(found) for cell, found in rows.items()}
+
+
+def _by_revision(rows: Iterable[tuple[str, int, tuple]]) -> list[RevisionGradingCost]:
     usd: dict[int, Decimal] = defaultdict(Decimal)
     calls: dict[int, int] = defaultdict(int)
     seen: set[tuple[str, str]] = set()
-    ordered = grades.sort_values(["revision", "graded_at", "run_id"], kind="stable")
-    for run_id, revision, held in zip(
-        ordered["run_id"], ordered["revision"], ordered["judge_calls"], strict=True
-    ):
+    for run_id, revision, held in rows:
         for block, cost in held:
             if (run_id, block) in seen:
                 continue  # carried forward from an earlier revision: paid there

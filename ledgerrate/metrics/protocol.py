@@ -42,7 +42,9 @@ def spotcheck_required(judged_runs: int, share: float = SPOTCHECK_SHARE) -> int:
 
 
 def _known(series: pd.Series) -> pd.Series:
-    return series.notna() & series.map(lambda v: isinstance(v, bool))
+    # A bool is never missing, so being a bool is being known; tested on the column as a list
+    # (its values as `Series.map` would pass them), which a 15-row cell does some 20× faster.
+    return pd.Series([isinstance(v, bool) for v in series.tolist()], index=series.index, dtype=bool)
 
 
 def judge_protocol(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from ledgerrate.metrics.grading_cost import grading_cost_by_revision
+from ledgerrate.metrics.grading_cost import grading_cost_by_revision, grading_costs_by_cell
 from ledgerrate.metrics.load import grades_frame
 from ledgerrate.metrics.report import edition_results
 
@@ -71,3 +71,25 @@ def test_a_cell_without_any_judge_call_keeps_its_published_form(build, lookup, t
         for cell in workload.cells:
             assert cell.grading_cost_by_revision == []
             assert "grading_cost_by_revision" not in cell.model_dump(mode="json")
+
+
+def test_every_cell_at_once_is_each_cell_on_its_own(build) -> None:
+    """One sort over a workload's grades gives each (model, mode) what a sort of its own
+    rows gives: the same revisions, calls and cost, carried blocks paid once."""
+    grades = []
+    for k, (model, mode) in enumerate(
+        (("m-a", "single-shot"), ("m-b", "single-shot"), ("m-a", "agentic"))
+    ):
+        runs, _ = build.graded_cell(0, n=3, model=model, mode=mode)
+        for revision in (3, 1, 2):  # written out of revision order
+            for i, run in enumerate(runs):
+                usd = "0.001" if revision < 3 and i == 0 else f"0.00{revision + k}"
+                grades.append(build.grade(run, "fail", revision=revision, judge_usd=usd))
+    frame = grades_frame(grades[::-1])
+    found = grading_costs_by_cell(frame)
+    assert set(found) == {("m-a", "single-shot"), ("m-b", "single-shot"), ("m-a", "agentic")}
+    for (model, mode), costs in found.items():
+        own = frame[(frame["model"] == model) & (frame["mode"] == mode)]
+        assert costs == grading_cost_by_revision(own)
+        assert costs[1].judge_calls == 2  # the carried block of revision 2 is paid in 1
+    assert grading_costs_by_cell(frame.iloc[0:0]) == {}
