@@ -8,7 +8,7 @@ recorded, and their anonymisation is checked instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,13 +21,12 @@ from ledgerrate.metrics.void import accepted_graders
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
-    GradeRecord,
     Outcome,
     Registration,
     RunStatus,
     SeedFile,
 )
-from ledgerrate.verify.parsed import EditionLogs, ParsedLog
+from ledgerrate.verify.parsed import EditionLogs, GradeFacts
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Workload
 
@@ -45,32 +44,6 @@ class RunFacts(NamedTuple):
     status: RunStatus
     answer: str | None
     tool_state: dict[str, Any] | None
-
-
-class GradeFacts(NamedTuple):
-    """What the grade checks read of a grade record, and where it is (log, line): the latest
-    revision of a run's grade is told from the ones it superseded by position."""
-
-    run_id: str
-    revision: int
-    grader_hash: str
-    outcome: Outcome
-    checks: tuple[tuple[str, bool], ...]
-    judge_text: str | None  # the judge's anon id and rationale, when judged
-    at: tuple[int, int]
-
-    @classmethod
-    def of(cls, grade: GradeRecord, at: tuple[int, int]) -> GradeFacts:
-        judge = grade.judge
-        return cls(
-            run_id=grade.run_id,
-            revision=grade.revision,
-            grader_hash=grade.grader_hash,
-            outcome=grade.outcome,
-            checks=tuple((c.name, c.passed) for c in grade.checks),
-            judge_text=None if judge is None else f"{judge.anon_id} {judge.rationale}",
-            at=at,
-        )
 
 
 def check_seeds_and_datasets(
@@ -222,18 +195,12 @@ def check_prompts(
 
 def latest_grades(logs: EditionLogs) -> dict[str, tuple[str, GradeFacts]]:
     latest: dict[str, tuple[str, GradeFacts]] = {}
-    for i, log in enumerate(logs.grades):
-        for number, grade in _numbered_or_raise(log):
+    for log in logs.grades:
+        for grade in log.grade_facts_or_raise():
             kept = latest.get(grade.run_id)
             if kept is None or grade.revision > kept[1].revision:
-                latest[grade.run_id] = (log.rel, GradeFacts.of(grade, (i, number)))
+                latest[grade.run_id] = (log.rel, grade)
     return latest
-
-
-def _numbered_or_raise(log: ParsedLog[GradeRecord]) -> Iterator[tuple[int, GradeRecord]]:
-    yield from log.numbered
-    if log.problem is not None:
-        raise log.problem
 
 
 def check_grades(
@@ -369,11 +336,10 @@ def _check_superseded(
     latest = {facts.at for _rel, facts in latest_by_run.values()}
     groups: dict[tuple[str, str], list[tuple[str, GradeFacts, RunFacts]]] = {}
     graders: dict[str, dict[str, Workload]] = {}
-    for i, log in enumerate(logs.grades):
-        for number, record in _numbered_or_raise(log):
-            if (i, number) in latest:
+    for log in logs.grades:
+        for grade in log.grade_facts_or_raise():
+            if grade.at in latest:
                 continue
-            grade = GradeFacts.of(record, (i, number))
             run = runs.get(grade.run_id)
             if run is None or run.workload not in datasets or run.status != RunStatus.completed:
                 continue  # the latest grade's checks report a run that is not there

@@ -14,17 +14,45 @@ the log rules skip the log, and the checks that used to stop on it stop on it.
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from ledgerrate.core.io import FileProblem, TornLineWarning, iter_jsonl, parse_model
-from ledgerrate.schema import GradeRecord, RunRecord
+from ledgerrate.schema import GradeRecord, Outcome, RunRecord
 from ledgerrate.verify.integrity import grade_logs, run_logs
 
 R = TypeVar("R", RunRecord, GradeRecord)
+
+
+class GradeFacts(NamedTuple):
+    """What the grade checks read of a grade record, and where it is (log, line): the latest
+    revision of a run's grade is told from the ones it superseded by position. Taken as the
+    logs are first read: every grade check then reads these, never the logs again."""
+
+    run_id: str
+    revision: int
+    grader_hash: str
+    outcome: Outcome
+    checks: tuple[tuple[str, bool], ...]
+    judge_text: str | None  # the judge's anon id and rationale, when judged
+    at: tuple[int, int]
+
+    @classmethod
+    def of(cls, grade: GradeRecord, at: tuple[int, int]) -> GradeFacts:
+        judge = grade.judge
+        return cls(
+            run_id=grade.run_id,
+            revision=grade.revision,
+            grader_hash=sys.intern(grade.grader_hash),  # one per grader, shared
+            outcome=grade.outcome,
+            checks=tuple((sys.intern(c.name), c.passed) for c in grade.checks),
+            judge_text=None if judge is None else f"{judge.anon_id} {judge.rationale}",
+            at=at,
+        )
 
 
 @dataclass(frozen=True)
@@ -35,6 +63,10 @@ class ParsedLog(Generic[R]):
     numbers: tuple[int, ...]  # line number of each record that validated, torn tail dropped
     problem: FileProblem | None  # a bad line: records after it were never read
     torn: str | None  # the warning for a torn last line (damage in a finished log)
+    # Taken on the first read, so checks skip a walk: a grade log's facts (empty for runs),
+    # and whether any call of a run log carries an estimated time (verify/estimates.py).
+    grade_facts: tuple[GradeFacts, ...] = ()
+    estimates: bool = False
 
     @property
     def numbered(self) -> Iterator[tuple[int, R]]:
@@ -56,6 +88,12 @@ class ParsedLog(Generic[R]):
         if self.problem is not None:
             raise self.problem
 
+    def grade_facts_or_raise(self) -> Iterator[GradeFacts]:
+        """`records_or_raise`, as each grade's facts."""
+        yield from self.grade_facts
+        if self.problem is not None:
+            raise self.problem
+
 
 @dataclass(frozen=True)
 class EditionLogs:
@@ -70,22 +108,28 @@ class EditionLogs:
     def read(cls, root: Path) -> EditionLogs:
         return cls(
             runs=[_parse(root, log, RunRecord) for log in run_logs(root)],
-            grades=[_parse(root, log, GradeRecord) for log in grade_logs(root)],
+            grades=[_parse(root, log, GradeRecord, i) for i, log in enumerate(grade_logs(root))],
         )
 
     def run_log(self, path: Path) -> ParsedLog[RunRecord] | None:
         return self._by_path.get(path)
 
 
-def _parse(root: Path, path: Path, model: type[R]) -> ParsedLog[R]:
+def _parse(root: Path, path: Path, model: type[R], index: int = 0) -> ParsedLog[R]:
     numbers = [n for n, line in enumerate(path.read_bytes().split(b"\n"), start=1) if line.strip()]
     count = 0
+    grades: list[GradeFacts] = []
+    estimates = False
     problem: FileProblem | None = None
     torn: str | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TornLineWarning)
         try:
-            for _record in iter_jsonl(path, model):
+            for record in iter_jsonl(path, model):
+                if isinstance(record, GradeRecord):
+                    grades.append(GradeFacts.of(record, (index, numbers[count])))
+                elif not estimates:
+                    estimates = any(call.latency_estimate is not None for call in record.calls)
                 count += 1
         except FileProblem as exc:
             problem = exc
@@ -103,4 +147,6 @@ def _parse(root: Path, path: Path, model: type[R]) -> ParsedLog[R]:
         numbers=tuple(numbers[:count]),
         problem=problem,
         torn=torn,
+        grade_facts=tuple(grades),
+        estimates=estimates,
     )
