@@ -5,8 +5,10 @@ Each check walks the records of every log. Holding them all as objects at once c
 record: `read` validates every line once (what the schema check reports, and where a log
 stops), keeping only each log's problem, its torn tail and the line numbers of its records;
 a check that walks a log gets its records decoded again, one at a time, and drops them. The
-checks that need facts from every record at once keep only those facts (evidence.py,
-price_database.py). A log that cannot be read keeps the records before its bad line and the
+checks that need facts from every record at once keep only those facts: each grade's
+`GradeFacts`, taken here on the first read (so the grade checks never walk the grade logs
+again), a run's `RunFacts` (evidence.py), the runs the price database prices
+(price_database.py). A log that cannot be read keeps the records before its bad line and the
 problem, so each check still sees what it saw before: the schema check reports the problem,
 the log rules skip the log, and the checks that used to stop on it stop on it.
 """
