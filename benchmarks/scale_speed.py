@@ -8,6 +8,8 @@ scratch copy (a first build records publications into the edition folders).
 
 Targets (issue #11): 420k records (10 editions x ~215 models) build < 120 s wall and peak RSS
 < 1.5 GB; `results` < 20 s; `verify` of one 7,800-record edition faster than building it.
+Issue #50: `verify` of one 215-model edition <= 500 MB peak (with `--baseline`, verify runs on
+the other checkout too and the ratio of the two peaks is printed).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ import ledgerrate.verify.run, ledgerrate.metrics.report, ledgerrate.publish.engi
 from ledgerrate.workloads import registry
 registry()
 """
+# Issue #50 target 5: verify of one 215-model edition holds at most this much at its peak.
+VERIFY_PEAK_TARGET_MB = 500
 # A page template an upgrade might reword; no cached product is rendered from it.
 PAGE_TEMPLATE = Path("ledgerrate/site/templates/workload.md.j2")
 
@@ -169,15 +173,25 @@ def main() -> None:
                 cwd=this.code,
             ),
         ]
-        if not args.skip_unshared:
-            rows.append(
-                measure(
-                    f"verify ({first.name}), no answer shared",
-                    VERIFY.format(edition=str(first), remember=False, peak=PEAK_KB),
-                    this.env,
-                    cwd=this.code,
-                )
+        baseline_verify = None
+        if args.baseline is not None:
+            other = sides[1]
+            baseline_verify = measure(
+                f"[baseline] verify ({first.name})",
+                VERIFY.format(edition=str(first), remember=True, peak=PEAK_KB),
+                other.env,
+                cwd=other.code,
             )
+            rows.append(baseline_verify)
+        unshared = None
+        if not args.skip_unshared:
+            unshared = measure(
+                f"verify ({first.name}), no answer shared",
+                VERIFY.format(edition=str(first), remember=False, peak=PEAK_KB),
+                this.env,
+                cwd=this.code,
+            )
+            rows.append(unshared)
         builds = {side.name: _builds(side, source, scratch, not args.no_rebuild) for side in sides}
         if len(every) > 1:
             rows.append(
@@ -236,8 +250,18 @@ def main() -> None:
         f"verify CPU / build CPU per edition: as run "
         f"{verify.process_cpu_s / per_edition:.3f}  (< 1)"
     )
-    if not args.skip_unshared:
-        unshared = rows[2]
+    print(
+        f"verify peak ({first.name}): {verify.peak_rss_mb:.0f} MB "
+        f"(<= {VERIFY_PEAK_TARGET_MB} MB, so {verify.peak_rss_mb / VERIFY_PEAK_TARGET_MB:.2f} x "
+        "the target)"
+    )
+    if baseline_verify is not None:
+        print(
+            f"verify: this / baseline  peak {verify.peak_rss_mb / baseline_verify.peak_rss_mb:.3f}"
+            f"  cpu {verify.process_cpu_s / baseline_verify.process_cpu_s:.3f}  wall "
+            f"{verify.wall_s / baseline_verify.wall_s:.3f}"
+        )
+    if unshared is not None:
         print(
             f"verify CPU / build CPU per edition, no answer shared: "
             f"{unshared.process_cpu_s / per_edition:.3f}  (< 1)"

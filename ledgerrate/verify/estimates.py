@@ -28,6 +28,8 @@ def latency_bounds(calls: list[CallRecord], timeout_s: float) -> list[float]:
 
 def check_latency_estimates(manifest: EditionManifest, report: Report, logs: EditionLogs) -> None:
     for run_log in logs.runs:
+        if not run_log.estimates:
+            continue  # no call of this log was estimated (noted as the log was first read)
         for run in run_log.records:
             if any(call.latency_estimate is not None for call in run.calls):
                 _check_run(run, manifest, report, run_log.rel)

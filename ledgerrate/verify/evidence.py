@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledgerrate.core import forked
 from ledgerrate.core.hashing import canonical_json, seed_commitment
@@ -21,19 +21,29 @@ from ledgerrate.metrics.void import accepted_graders
 from ledgerrate.schema import (
     DatasetCard,
     EditionManifest,
-    GradeRecord,
     Outcome,
     Registration,
-    RunRecord,
     RunStatus,
     SeedFile,
 )
-from ledgerrate.verify.parsed import EditionLogs
+from ledgerrate.verify.parsed import EditionLogs, GradeFacts
 from ledgerrate.verify.report import Report
 from ledgerrate.workloads.base import Answer, Dataset, Grade, Workload
 
 # Runs re-graded per worker job: one grading takes milliseconds, a hand-off far less.
 _BATCH = 128
+
+
+class RunFacts(NamedTuple):
+    """What re-grading needs of a run: the records are streamed (verify/parsed.py), and an
+    edition's every record held at once was most of verify's memory."""
+
+    run_id: str
+    workload: str
+    item_id: str
+    status: RunStatus
+    answer: str | None
+    tool_state: dict[str, Any] | None
 
 
 def check_seeds_and_datasets(
@@ -124,16 +134,23 @@ def check_prompts(
     lookup,
     report: Report,
     logs: EditionLogs | None = None,
-) -> dict[str, RunRecord]:
+) -> dict[str, RunFacts]:
     """Every run answered the registered dataset, with a prompt built from its item."""
     logs = logs if logs is not None else EditionLogs.read(paths.root)
-    runs: dict[str, RunRecord] = {}
+    runs: dict[str, RunFacts] = {}
     # A prompt is a function of its item alone, so every model's run of an item shares it.
     built_for: dict[tuple[str, str], str] = {}
     for log in logs.runs:
         rel = log.rel
         for record in log.records_or_raise():
-            runs[record.run_id] = record
+            runs[record.run_id] = RunFacts(
+                record.run_id,
+                record.workload,
+                record.item_id,
+                record.status,
+                record.answer,
+                record.tool_state,
+            )
             sealed = registration.workloads.get(record.workload)
             expected_hash = sealed.dataset_hash if sealed else "a registered workload"
             report.expect(
@@ -176,10 +193,10 @@ def check_prompts(
     return runs
 
 
-def latest_grades(logs: EditionLogs) -> dict[str, tuple[str, GradeRecord]]:
-    latest: dict[str, tuple[str, GradeRecord]] = {}
+def latest_grades(logs: EditionLogs) -> dict[str, tuple[str, GradeFacts]]:
+    latest: dict[str, tuple[str, GradeFacts]] = {}
     for log in logs.grades:
-        for grade in log.records_or_raise():
+        for grade in log.grade_facts_or_raise():
             kept = latest.get(grade.run_id)
             if kept is None or grade.revision > kept[1].revision:
                 latest[grade.run_id] = (log.rel, grade)
@@ -189,7 +206,7 @@ def latest_grades(logs: EditionLogs) -> dict[str, tuple[str, GradeRecord]]:
 def check_grades(
     paths: EditionPaths,
     manifest: EditionManifest,
-    runs: dict[str, RunRecord],
+    runs: dict[str, RunFacts],
     datasets: dict[str, Dataset],
     lookup,
     report: Report,
@@ -209,7 +226,8 @@ def check_grades(
     # A grader hash is the hash of the grader's source text: read once per workload, not once
     # per record (re-reading and tokenising the source cost more than the re-grading itself).
     grader_hashes: dict[str, str] = {}
-    latest = sorted(latest_grades(logs).items())
+    latest_by_run = latest_grades(logs)
+    latest = sorted(latest_by_run.items())
     # Every verdict first, on every CPU (ledgerrate/core/forked.py): the re-grading is most of a
     # large edition's verification, and each verdict is independent of the others.
     regraded = [
@@ -240,8 +258,8 @@ def check_grades(
                 found="no such run",
             )
             continue
-        if grade.judge is not None:
-            seen = f"{grade.judge.anon_id} {grade.judge.rationale}".lower()
+        if grade.judge_text is not None:
+            seen = grade.judge_text.lower()
             leaked = sorted(i for i in identities if i and i.lower() in seen)
             report.expect(
                 "judge anonymisation",
@@ -269,14 +287,14 @@ def check_grades(
             found=grade.grader_hash,
         )
         _compare(report, rel, grade, again)
-    _check_superseded(logs, runs, datasets, lookup, report, remember, registration)
+    _check_superseded(logs, latest_by_run, runs, datasets, lookup, report, remember, registration)
 
 
-def _compare(report: Report, rel: str, grade: GradeRecord, again: Grade) -> None:
+def _compare(report: Report, rel: str, grade: GradeFacts, again: Grade) -> None:
     """A stored grade against its grader's verdict: outcome and every named check."""
     run_id = grade.run_id
     if again.deterministic_pass and again.needs_judge:
-        expected = grade.outcome if grade.judge is not None else Outcome.pending_judge
+        expected = grade.outcome if grade.judge_text is not None else Outcome.pending_judge
     else:
         expected = Outcome.passed if again.deterministic_pass else Outcome.failed
     report.expect(
@@ -288,7 +306,7 @@ def _compare(report: Report, rel: str, grade: GradeRecord, again: Grade) -> None
         expected=expected.value,
         found=grade.outcome.value,
     )
-    stored = {c.name: c.passed for c in grade.checks}
+    stored = dict(grade.checks)
     derived = {c.name: c.passed for c in again.checks}
     report.expect(
         "grades re-derived",
@@ -303,7 +321,8 @@ def _compare(report: Report, rel: str, grade: GradeRecord, again: Grade) -> None
 
 def _check_superseded(
     logs: EditionLogs,
-    runs: dict[str, RunRecord],
+    latest_by_run: dict[str, tuple[str, GradeFacts]],
+    runs: dict[str, RunFacts],
     datasets: dict[str, Dataset],
     lookup,
     report: Report,
@@ -314,12 +333,12 @@ def _check_superseded(
     each is re-derived under the grader revision whose hash it names, which the workload keeps
     verbatim (`Workload.superseded`). A grade naming no revision of its workload's grader, or
     one older than the registration sealed, cannot stand and is reported."""
-    latest = {rel_grade[1].run_id: rel_grade[1] for rel_grade in latest_grades(logs).values()}
-    groups: dict[tuple[str, str], list[tuple[str, GradeRecord, RunRecord]]] = {}
+    latest = {facts.at for _rel, facts in latest_by_run.values()}
+    groups: dict[tuple[str, str], list[tuple[str, GradeFacts, RunFacts]]] = {}
     graders: dict[str, dict[str, Workload]] = {}
     for log in logs.grades:
-        for grade in log.records_or_raise():
-            if latest.get(grade.run_id) is grade:
+        for grade in log.grade_facts_or_raise():
+            if grade.at in latest:
                 continue
             run = runs.get(grade.run_id)
             if run is None or run.workload not in datasets or run.status != RunStatus.completed:

@@ -259,4 +259,4 @@ def _withdrawn_cells(paths: EditionPaths) -> dict[tuple[str, str, str], str]:
 
 def _graded_run_ids(logs: EditionLogs) -> set[str]:
     # A log with a bad line contributes the grades before it (the schema check reports it).
-    return {grade.run_id for log in logs.grades for grade in log.records}
+    return {grade.run_id for log in logs.grades for grade in log.grade_facts}

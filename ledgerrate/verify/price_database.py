@@ -29,7 +29,15 @@ def check_price_database(edition: Edition, report: Report, logs: EditionLogs) ->
             report.notes.append(f"price database: {model_id} is not in {named}: {model.reason}")
     if not any(m.known for m in check.models.values()):
         return
-    runs = [r for log in logs.runs for r in log.records_or_raise() if r.kind == "registered"]
+    # Only the cells the database can price are cross-checked (`cell_checks`): only their runs
+    # are kept, as the records stream past.
+    priced = {model_id for model_id, model in check.models.items() if model.known}
+    runs = [
+        r
+        for log in logs.runs
+        for r in log.records_or_raise()
+        if r.kind == "registered" and r.model in priced
+    ]
     n_of = {w.id: w.n for w in edition.manifest.workloads}
     for cell in cell_checks(edition.manifest, check, runs):
         own = [

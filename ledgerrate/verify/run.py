@@ -160,6 +160,9 @@ def verify_edition(
         logs,
         registration=edition.registration,
     )
+    # Every run's answer and tool state, and the regenerated datasets, are no longer needed:
+    # let them go before the figures are recomputed (verify's peak memory is then).
+    del runs, datasets
 
     # 5. Money: usage × frozen prices, then every published figure.
     on_stage("costs and published figures")
