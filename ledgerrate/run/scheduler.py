@@ -68,6 +68,17 @@ def _select(chosen: list[str] | None, known: list[str], what: str) -> list[str]:
     return [k for k in known if k in chosen]
 
 
+def _modes(chosen: list[str] | None) -> list[Mode]:
+    """The model modes a run may make; `by-hand` is the manual arm's, which no model runs."""
+    if chosen and Mode.by_hand.value in chosen:
+        raise UsageProblem(
+            "mode 'by-hand' is the manual arm's, which an analyst does: hand out work packets "
+            "with `ledgerrate manual packet` and record them with `ledgerrate manual import`"
+        )
+    known = [m.value for m in Mode if m is not Mode.by_hand]
+    return [Mode(m) for m in _select(chosen, known, "mode")]
+
+
 def _window(edition: Edition, now: dt.datetime, allow: bool) -> bool:
     window = edition.manifest.window
     outside = outside_window(edition, now)
@@ -89,7 +100,7 @@ def _plan_cells(
     registration = require_current_registration(edition, lookup)
     workload_ids = _select(options.workloads, [w.id for w in manifest.workloads], "workload")
     model_ids = _select(options.models, [m.id for m in manifest.models], "model")
-    modes = [Mode(m) for m in _select(options.modes, [m.value for m in Mode], "mode")]
+    modes = _modes(options.modes)
     cells = []
     for wid in workload_ids:
         workload = lookup(wid)
@@ -178,7 +189,7 @@ def _cell_logs(edition: Edition, options: RunOptions, lookup: WorkloadLookup) ->
     manifest = edition.manifest
     workload_ids = _select(options.workloads, [w.id for w in manifest.workloads], "workload")
     model_ids = _select(options.models, [m.id for m in manifest.models], "model")
-    modes = [Mode(m) for m in _select(options.modes, [m.value for m in Mode], "mode")]
+    modes = _modes(options.modes)
     return [
         edition.paths.runs(wid, mid, mode.value)
         for wid in workload_ids

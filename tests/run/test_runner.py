@@ -242,6 +242,19 @@ def test_window_refusal_and_override(tmp_path: Path, lookup) -> None:
     assert recs and all(r.outside_window for r in recs)
 
 
+def test_the_manual_arms_mode_is_refused_with_the_commands_that_record_it(
+    edition_factory, lookup
+) -> None:
+    """No model runs `by-hand`: asking for it names the manual arm's commands and writes nothing
+    (before, the run went through and silently made no cell)."""
+    root = registered(edition_factory, lookup, models=[model("m1")])
+    with pytest.raises(UsageProblem, match="ledgerrate manual packet"):
+        run(root, lookup, stub.sum_script, options=RunOptions(modes=["by-hand"]))
+    assert not (root / "runs").exists()
+    with pytest.raises(UsageProblem, match="unknown mode 'by-hnad'; this edition has: single-shot"):
+        run(root, lookup, stub.sum_script, options=RunOptions(modes=["by-hnad"]))
+
+
 def test_unregistered_and_drifted_editions_are_refused(edition_factory, lookup) -> None:
     root = edition_factory(models=[model("m1")])
     with pytest.raises(UsageProblem, match="not registered"):
