@@ -52,6 +52,12 @@ class Route:
     model: str
 
 
+# The creation time the fake provider stamps on a reply (2026-01-01T00:00:00Z, in the documented
+# Unix-seconds field): fixed, so one script read twice gives the same bytes whatever second the
+# clock has reached (two reads straddling a second used to differ).
+FAKE_CREATED = 1_767_225_600
+
+
 @dataclass(frozen=True)
 class FakeWire:
     """What the fake provider serves for a family, written against its documentation.

@@ -19,12 +19,11 @@ Choices made where the API leaves room:
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from ledgerrate.core.tools import ToolSpec
 from ledgerrate.providers.base import Completion, CompletionRequest, Message, ModelError
-from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
+from ledgerrate.providers.family import FAKE_CREATED, FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
     ConfigError,
     ErrorDetail,
@@ -264,7 +263,7 @@ def _success_body(reply: WireReply) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": f"chatcmpl-fake-{reply.n}",
         "object": "chat.completion",
-        "created": int(time.time()),
+        "created": FAKE_CREATED,
         "model": reply.model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
     }

@@ -31,7 +31,6 @@ Choices made where the API leaves room:
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from ledgerrate.core.tools import ToolSpec
@@ -45,7 +44,7 @@ from ledgerrate.providers.base import (
     ProviderError,
     RateLimited,
 )
-from ledgerrate.providers.family import FakeWire, Family, Route, WireReply
+from ledgerrate.providers.family import FAKE_CREATED, FakeWire, Family, Route, WireReply
 from ledgerrate.providers.wire import (
     ConfigError,
     HttpAdapter,
@@ -278,7 +277,7 @@ def _response(
     return {
         "id": f"resp_fake_{n}",
         "object": "response",
-        "created_at": int(time.time()),
+        "created_at": FAKE_CREATED,
         "status": "incomplete" if reason in _INCOMPLETE else "completed",
         "error": None,
         "incomplete_details": {"reason": reason} if reason in _INCOMPLETE else None,
