@@ -19,9 +19,12 @@ from ledgerrate.providers.base import (
     InfraError,
     Message,
     Provider,
+    ProviderError,
 )
 from ledgerrate.schema import ModelSpec
 from ledgerrate.testing import scripted_client
+from ledgerrate.testing.fake_provider import FakeProviderServer
+from ledgerrate.testing.fake_shapes import FakeReply
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "http"
 T = TypeVar("T")
@@ -129,6 +132,22 @@ def check_error(
         assert err.retry_after == retry_after
 
 
+def served(family: str, reply: FakeReply) -> Completion | ProviderError:
+    """One call of the real adapter to the fake server on 127.0.0.1 answering `reply`: the
+    completion, or the provider error it raised."""
+    with FakeProviderServer(responder=lambda _family, _body: reply) as fake:
+        model = spec(family, base_url=fake.base_url(family))
+
+        async def go() -> Completion | ProviderError:
+            async with httpx.AsyncClient() as client:
+                try:
+                    return await make_provider(model, client, "k" * 24).complete(simple_request())
+                except ProviderError as exc:
+                    return exc
+
+        return run(go())
+
+
 @pytest.fixture
 def kit() -> SimpleNamespace:
     """The helpers above, as a fixture: test modules cannot import each other under
@@ -143,4 +162,5 @@ def kit() -> SimpleNamespace:
         reply=reply,
         completed=completed,
         check_error=check_error,
+        served=served,
     )

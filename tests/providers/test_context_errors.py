@@ -7,13 +7,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
-from ledgerrate.providers import make_provider
-from ledgerrate.providers.base import Completion, ContextExceeded, ModelError, ProviderError
+from ledgerrate.providers.base import Completion, ContextExceeded, ModelError
 from ledgerrate.providers.wire import ConfigError
-from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
 
 LLAMA_CPP_PYTHON = {
@@ -170,25 +167,8 @@ CASES: list[tuple[str, str, int, Any, int | None, int | None]] = [
 ]
 
 
-def _served(kit: SimpleNamespace, family: str, reply: FakeReply) -> Completion | ProviderError:
-    """One call of the real adapter to the fake server on 127.0.0.1 answering `reply`."""
-    with FakeProviderServer(responder=lambda _family, _body: reply) as fake:
-        spec = kit.spec(family, base_url=fake.base_url(family))
-
-        async def go() -> Completion | ProviderError:
-            async with httpx.AsyncClient() as client:
-                try:
-                    return await make_provider(spec, client, "k" * 24).complete(
-                        kit.simple_request()
-                    )
-                except ProviderError as exc:
-                    return exc
-
-        return kit.run(go())
-
-
 def _call(kit: SimpleNamespace, family: str, status: int, body: Any) -> Any:
-    return _served(kit, family, FakeReply(status=status, raw=body))
+    return kit.served(family, FakeReply(status=status, raw=body))
 
 
 @pytest.mark.parametrize(
@@ -249,6 +229,6 @@ def test_other_bad_requests_still_stop_the_run(
 def test_an_answer_cut_at_the_cap_is_flagged_truncated(
     kit: SimpleNamespace, family: str, finish: str
 ) -> None:
-    result = _served(kit, family, FakeReply(text="The total is 12", finish_reason=finish))
+    result = kit.served(family, FakeReply(text="The total is 12", finish_reason=finish))
     assert isinstance(result, Completion)
     assert result.truncated and result.text == "The total is 12"

@@ -10,21 +10,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
 
-from ledgerrate.providers import make_provider
 from ledgerrate.providers.base import (
-    Completion,
     ContextExceeded,
     InfraError,
     ModelError,
-    ProviderError,
     RateLimited,
 )
 from ledgerrate.providers.gateway import cooldown_wait
 from ledgerrate.providers.wire import ConfigError
-from ledgerrate.testing.fake_provider import FakeProviderServer
 from ledgerrate.testing.fake_shapes import FakeReply
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "http" / "litellm"
@@ -44,20 +39,7 @@ def _body(name: str) -> Any:
 
 
 def _served(kit: SimpleNamespace, family: str, status: int, body: Any) -> Any:
-    reply = FakeReply(status=status, raw=body)
-    with FakeProviderServer(responder=lambda _family, _body: reply) as fake:
-        spec = kit.spec(family, base_url=fake.base_url(family))
-
-        async def go() -> Completion | ProviderError:
-            async with httpx.AsyncClient() as client:
-                try:
-                    return await make_provider(spec, client, "k" * 24).complete(
-                        kit.simple_request()
-                    )
-                except ProviderError as exc:
-                    return exc
-
-        return kit.run(go())
+    return kit.served(family, FakeReply(status=status, raw=body))
 
 
 @pytest.mark.parametrize("family", FAMILIES)
