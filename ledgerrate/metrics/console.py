@@ -23,6 +23,13 @@ from ledgerrate.schema import (
 NO_OUTCOME = "no successful outcome"
 
 
+def results_console(wide: bool) -> Console:
+    """The console the results tables print to: the terminal, or when piped (no terminal to
+    measure) 100 columns for the compact table and about 230 for the wide one."""
+    console = Console()
+    return console if console.is_terminal else Console(width=230 if wide else 100)
+
+
 def span(interval: Interval | None) -> str:
     """A pass-rate interval; a CPO's is read with it (`job_and_item`)."""
     if interval is None or interval.lo is None or interval.hi is None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from ledgerrate.metrics import meta
 from ledgerrate.metrics.compute import compute_results
-from ledgerrate.metrics.console import print_tables
+from ledgerrate.metrics.console import print_tables, results_console
 from ledgerrate.metrics.intervals import DEFAULT_REPS
 from ledgerrate.metrics.load import load_inputs
 from ledgerrate.metrics.meta import MetaLookup
@@ -35,9 +33,4 @@ def print_results(
     if as_json:
         sys.stdout.write(results.model_dump_json(indent=2) + "\n")
         return
-    console = Console()
-    if not console.is_terminal:
-        # Piped: no terminal to measure. The compact table is made for 100 columns; the wide
-        # one needs about 230.
-        console = Console(width=230 if wide else 100)
-    print_tables(results, console, wide=wide)
+    print_tables(results, results_console(wide), wide=wide)

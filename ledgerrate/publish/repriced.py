@@ -7,12 +7,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from ledgerrate.core.io import FileProblem, load_model
 from ledgerrate.core.layout import EditionPaths
 from ledgerrate.metrics import reprice as rp
-from ledgerrate.metrics.console import print_tables
+from ledgerrate.metrics.console import print_tables, results_console
 from ledgerrate.metrics.report import edition_results
 from ledgerrate.publish.withdrawals import apply_withdrawals
 from ledgerrate.schema import (
@@ -62,9 +60,7 @@ def print_repriced(edition_dir: Path, prices_file: Path, *, as_json: bool, wide:
     if as_json:
         sys.stdout.write(view.model_dump_json(indent=2) + "\n")
         return
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=230 if wide else 100)
+    console = results_console(wide)
     banner = f"{view.label.upper()} (prices from {view.prices_file})"
     console.print(banner, markup=False, highlight=False)
     console.print(
