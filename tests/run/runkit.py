@@ -44,6 +44,26 @@ def price(inp: str = "2.00", out: str = "8.00") -> dict[str, Any]:
     }
 
 
+def write_manifest(
+    root: Path, opens: dt.datetime, workloads: list[dict[str, Any]], models: list[dict[str, Any]]
+) -> None:
+    """`edition.yaml` of the edition folder `root`: its window opens at `opens` for 72 hours."""
+    write_yaml(
+        root / "edition.yaml",
+        {
+            "id": root.name,
+            "date": opens.date().isoformat(),
+            "methodology_version": "1.0",
+            "window": {
+                "opens": opens.isoformat(),
+                "closes": (opens + dt.timedelta(hours=72)).isoformat(),
+            },
+            "workloads": workloads,
+            "models": models,
+        },
+    )
+
+
 def write_edition(
     root: Path,
     *,
@@ -55,22 +75,14 @@ def write_edition(
     n: int = 4,
 ) -> Path:
     opens = opens or NOW - dt.timedelta(hours=1)
-    write_yaml(
-        root / "edition.yaml",
-        {
-            "id": root.name,
-            "date": opens.date().isoformat(),
-            "methodology_version": "1.0",
-            "window": {
-                "opens": opens.isoformat(),
-                "closes": (opens + dt.timedelta(hours=72)).isoformat(),
-            },
-            "workloads": [
-                {"id": w, "n": n, **({"n_reason": "test fixture: a small n"} if n != 15 else {})}
-                for w in workloads
-            ],
-            "models": models,
-        },
+    write_manifest(
+        root,
+        opens,
+        [
+            {"id": w, "n": n, **({"n_reason": "test fixture: a small n"} if n != 15 else {})}
+            for w in workloads
+        ],
+        models,
     )
     table: dict[str, Any] = {
         "frozen_at": opens.isoformat(),

@@ -52,7 +52,7 @@ from ledgerrate.run.probe import probe_tools
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
 from tests.run import extras
-from tests.run.runkit import NOW
+from tests.run.runkit import NOW, write_manifest
 
 pytestmark = [
     pytest.mark.slow,
@@ -180,20 +180,7 @@ def _edition(root: Path, gateway: str) -> Path:
         for mid, family, name, base in FORMATS
     ]
     reason = "test: a real gateway and model on a loaded machine"
-    write_yaml(
-        root / "edition.yaml",
-        {
-            "id": root.name,
-            "date": opens.date().isoformat(),
-            "methodology_version": "1.0",
-            "window": {
-                "opens": opens.isoformat(),
-                "closes": (opens + dt.timedelta(hours=72)).isoformat(),
-            },
-            "workloads": [{"id": NL2SQL, "n": 1, "n_reason": reason}],
-            "models": models,
-        },
-    )
+    write_manifest(root, opens, [{"id": NL2SQL, "n": 1, "n_reason": reason}], models)
     price = {
         "input_per_mtok": str(INPUT_PER_MTOK),
         "output_per_mtok": str(OUTPUT_PER_MTOK),

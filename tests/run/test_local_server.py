@@ -28,7 +28,7 @@ from ledgerrate.run.limits import RetryPolicy
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.schema import ModelSpec, ProbeRecord, RunRecord, RunStatus
 from tests.run import extras
-from tests.run.runkit import NOW
+from tests.run.runkit import NOW, write_manifest
 
 pytestmark = [
     pytest.mark.slow,
@@ -69,22 +69,15 @@ def _edition(root: Path, port: int) -> Path:
             "n_threads": 1,
         },
     }
-    write_yaml(
-        root / "edition.yaml",
-        {
-            "id": root.name,
-            "date": opens.date().isoformat(),
-            "methodology_version": "1.0",
-            "window": {
-                "opens": opens.isoformat(),
-                "closes": (opens + dt.timedelta(hours=72)).isoformat(),
-            },
-            "workloads": [
-                {"id": TRIAGE, "n": 2, "n_reason": "test: a real model on a loaded machine"},
-                {"id": NL2SQL, "n": 1, "n_reason": "test: a real model on a loaded machine"},
-            ],
-            "models": [smol],
-        },
+    reason = "test: a real model on a loaded machine"
+    write_manifest(
+        root,
+        opens,
+        [
+            {"id": TRIAGE, "n": 2, "n_reason": reason},
+            {"id": NL2SQL, "n": 1, "n_reason": reason},
+        ],
+        [smol],
     )
     write_yaml(
         root / "pricing.yaml",
