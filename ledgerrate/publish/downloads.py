@@ -68,7 +68,7 @@ from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.log_gzip import GZIP_LEVEL, gzipped_log
-from ledgerrate.schema import EditionResults, Erratum, PublishedEdition, ReleasedFiles
+from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
 _INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
@@ -243,7 +243,13 @@ def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]
     notes = []
     for workload in sorted(edition.seeds.seeds):
         if stored is not None and workload in stored.datasets:
-            files = _stored_dataset(edition, workload, stored)
+            try:
+                registered = _opened(edition, workload)
+            except UsageProblem as problem:
+                notes.append(f"{workload}: dataset not published: {problem}")
+                continue
+            # Never a note: a damaged store stops the build, naming the file.
+            files = stored_files(edition.paths, stored, workload, registered)
         else:
             try:
                 files = _released_dataset(edition, workload, cache, renderer)
@@ -255,17 +261,14 @@ def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]
     return notes
 
 
-def _stored_dataset(edition: Edition, workload: str, stored: ReleasedFiles) -> dict[str, bytes]:
-    """The files stored at release of one dataset, checked (`core/released.py`)."""
+def _opened(edition: Edition, workload: str) -> str:
+    """The registered dataset hash of `workload`, once its released seed opens the registered
+    commitment: as for a regenerated dataset, before anything is published as its dataset."""
     sealed = edition.registration.workloads.get(workload) if edition.registration else None
     if sealed is None or edition.seeds is None:
-        raise UsageProblem(
-            f"edition {edition.id}: {workload} has stored dataset files but is not registered"
-        )
-    # As for a regenerated dataset: the released seed must open the registered commitment
-    # before anything is published as this edition's dataset.
+        raise UsageProblem(f"workload {workload} is not registered")
     verified_seed(edition.seeds, workload, sealed.seed_commitment)
-    return stored_files(edition.paths, stored, workload, sealed.dataset_hash)
+    return sealed.dataset_hash
 
 
 def _schema_files(cache: BuildCache) -> dict[str, bytes]:

@@ -149,6 +149,19 @@ def test_hashed_content_edited_with_its_manifest_still_stops_the_build(
         write_downloads(load_edition(stored), tmp_path / "out")
 
 
+def test_a_seed_that_does_not_open_its_commitment_publishes_no_stored_file(
+    stored: Path, tmp_path: Path
+) -> None:
+    seeds = EditionPaths(stored).seeds
+    doc = json.loads(seeds.read_text())
+    doc["seeds"][WORKLOAD]["seed"] += 1
+    seeds.write_text(json.dumps(doc))
+    section = write_downloads(load_edition(stored), tmp_path / "out")
+    (note,) = section.dataset_notes
+    assert note.startswith(f"{WORKLOAD}: dataset not published: ") and "commitment" in note
+    assert _published(tmp_path / "out") == {}
+
+
 def test_a_stored_file_must_not_be_a_link(stored: Path, tmp_path: Path) -> None:
     """The edition folder is untrusted: a link would publish a file of the building machine."""
     target = EditionPaths(stored).released(WORKLOAD) / "item-02" / PDF
