@@ -4,7 +4,10 @@ Registers an edition of the seven workloads of `editions/2026-11` with N OpenAI-
 models served by the fake provider (a real HTTP server on 127.0.0.1), runs every cell in both
 modes through the real runner, then measures in the same run: the bytes in git (cell logs plus
 `bodies/`) per record, and the bytes of the same logs made whole (`bodies.whole_log_bytes`, what
-a download holds). Prints the ratio last (goal: ≤ 3 KB per record in git).
+a download holds). Then it releases the seeds, which stores the released datasets' files in the
+edition (`released/`, the same whatever the number of models), and prints what the edition
+holds in git with them (goal: ≤ 30 MB per 40-model edition). Prints the ratio last (goal: ≤ 3 KB
+per record in git).
 
     .venv/bin/python benchmarks/record_size.py [--models 40] [--n 15]
 """
@@ -24,8 +27,10 @@ from rich.console import Console
 # Run as a script, this folder is on sys.path, so its sibling module imports plainly.
 from throwaway import register_throwaway
 
+from ledgerrate.core.edition import load_edition
 from ledgerrate.core.io import read_yaml, write_yaml
 from ledgerrate.core.layout import EditionPaths, cell_log_files
+from ledgerrate.generate.release import release_edition
 from ledgerrate.run import bodies
 from ledgerrate.run.scheduler import RunOptions, run_edition
 from ledgerrate.testing.fake_provider import FakeProviderServer
@@ -103,6 +108,9 @@ def main() -> None:
         body_files = list(paths.bodies_dir.glob("*.txt"))
         body_bytes = sum(p.stat().st_size for p in body_files)
         whole_bytes = sum(len(bodies.whole_log_bytes(p, root)) for p in logs)
+        release_edition(root, now=load_edition(root).manifest.window.closes)
+        released = [p for p in paths.released_dir.rglob("*") if p.is_file()]
+        released_bytes = sum(p.stat().st_size for p in released)
     stored = (log_bytes + body_bytes) / records
     whole = whole_bytes / records
     print(
@@ -114,6 +122,9 @@ def main() -> None:
     print(f"whole form (downloads): {whole_bytes / 1e6:.2f} MB = {whole / 1000:.2f} KB per record")
     in_git = (log_bytes + body_bytes) / 1e6
     print(f"stored form (in git): {in_git:.2f} MB = {stored / 1000:.2f} KB per record")
+    mb = released_bytes / 1e6
+    print(f"released datasets stored (released/): {mb:.2f} MB ({len(released)} files)")
+    print(f"edition in git with them: {in_git + mb:.2f} MB (budget 30 MB per 40-model edition)")
     print(f"stored / whole = {stored / whole:.3f}; KB per record in git = {stored / 1000:.2f}")
 
 

@@ -7,6 +7,8 @@ have written it: the record's `model` and its deterministic `run_id` (`rawlog.ru
 grade's `model` and `run_id`; everything the registration seals (dataset hash, prompt hash,
 the prompt itself) is already right because every model answers the same registered items,
 and every model has the same frozen price so each call's cost stays usage × price.
+Last, the seeds are released, which stores each released dataset's files in its edition
+(`released/`, as `seeds release` does; a set made before that gets them when next asked for).
 `ledgerrate verify` accepts the result.
 
     .venv/bin/python benchmarks/scale_set.py OUT [--editions 1] [--models 40]
@@ -33,7 +35,8 @@ from throwaway import register_throwaway
 
 from ledgerrate.core.hashing import canonical_json
 from ledgerrate.core.io import write_yaml
-from ledgerrate.generate.seeds import release_seeds
+from ledgerrate.core.layout import EditionPaths
+from ledgerrate.generate.release import release_edition
 from ledgerrate.grade.stage import grade_edition
 from ledgerrate.run.rawlog import run_id
 from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -203,6 +206,7 @@ def ensure_scale_set(out: Path, n_editions: int, n_models: int) -> Path:
     target = out / f"e{n_editions}-m{n_models}"
     editions = target / "editions"
     if (target / "DONE").exists():
+        _store_datasets(editions)
         return editions
     for workload in WORKLOADS:
         get(workload)  # a KeyError here names a workload the registry lost
@@ -228,15 +232,26 @@ def ensure_scale_set(out: Path, n_editions: int, n_models: int) -> Path:
     finally:
         stop.set()
         server.join(timeout=10)
-    # Released seeds let `verify` regenerate datasets, rebuild prompts and re-grade every run.
+    # Released seeds let `verify` regenerate datasets, rebuild prompts and re-grade every run;
+    # the release stores each released dataset's files in the edition (`released/`), as
+    # `seeds release` does for a real edition, so that a build publishes them as stored.
     for root, closes in closing:
         wait = (closes - dt.datetime.now(dt.UTC)).total_seconds() + 1
         if wait > 0:
             print(f"{root.name}: waiting {wait:.0f} s for its window to close", file=sys.stderr)
             time.sleep(wait)
-        release_seeds(root)
+        release_edition(root)
     (target / "DONE").write_text(f"{total} run records\n")
     return editions
+
+
+def _store_datasets(editions: Path) -> None:
+    """A set made before datasets were stored at release gets them, as a released edition
+    does: `seeds release` again stores what is missing (once, then a look at the manifest)."""
+    for root in sorted(p for p in editions.iterdir() if (p / "edition.yaml").is_file()):
+        if not EditionPaths(root).released_manifest.exists():
+            release_edition(root)
+            print(f"{root.name}: released datasets stored", file=sys.stderr)
 
 
 def main() -> None:

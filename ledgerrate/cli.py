@@ -366,11 +366,22 @@ def results(
 @friendly
 def seeds_release(edition: EditionDir) -> None:
     """Publish an edition's seeds as seeds.json (at the next edition): from the private folder,
-    else from the escrow opened with the identity file named by LEDGERRATE_OPERATOR_IDENTITY."""
-    from ledgerrate.generate.seeds import release
+    else from the escrow opened with the identity file named by LEDGERRATE_OPERATOR_IDENTITY.
+    Then write the released datasets' files into the edition folder (released/), once: run
+    again on an edition already released, it stores only what is missing."""
+    from ledgerrate.generate.release import release_edition
 
-    done = release(edition)
-    typer.echo(f"released: {done.path} (from {done.source}; every commitment opened)")
+    done = release_edition(edition)
+    typer.echo(f"released: {done.seeds.path} (from {done.seeds.source}; every commitment opened)")
+    stored = done.datasets
+    if stored.written or stored.kept:
+        typer.echo(
+            f"datasets stored: {stored.manifest} ({len(stored.written)} written, "
+            f"{len(stored.kept)} already stored; {stored.files} files, "
+            f"{stored.size / 1e6:.1f} MB)"
+        )
+    for workload, why in stored.not_stored.items():
+        typer.echo(f"dataset not stored: {workload}: {why} (`build` makes it as before)")
 
 
 @seeds_app.command("lost")

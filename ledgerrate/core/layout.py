@@ -45,6 +45,11 @@ SPOTCHECKS: Final = "spotchecks"
 INCIDENTS: Final = "incidents"
 # The manual arm's recorded sittings (ARCHITECTURE.md §12): manual/<workload>/sitting-<n>.json.
 MANUAL: Final = "manual"
+# The released datasets' files, written once at `seeds release`: released/<workload>/<file> and
+# the manifest listing each with its sha256 (ARCHITECTURE.md §4). Not sealed and not in the
+# evidence bundle: `verify` regenerates every byte of them from the released seeds.
+RELEASED: Final = "released"
+RELEASED_MANIFEST: Final = "manifest.json"
 MANUAL_SITTING_PREFIX: Final = "sitting-"
 # The manual cell's model slug (owned by its schema) and mode: runs/<workload>/manual/by-hand.jsonl.
 MANUAL_MODEL: Final = schema_manual.MANUAL_MODEL
@@ -226,6 +231,19 @@ class EditionPaths:
             if number.isdigit():
                 found.setdefault(path.parent.name, []).append((int(number), path))
         return {w: [p for _n, p in sorted(found[w])] for w in sorted(found)}
+
+    @property
+    def released_dir(self) -> Path:
+        return self.root / RELEASED
+
+    @property
+    def released_manifest(self) -> Path:
+        """What `released/` holds: each file's sha256 and size, and what rendered them."""
+        return self.released_dir / RELEASED_MANIFEST
+
+    def released(self, workload: str) -> Path:
+        """The stored files of one released dataset (`<item>/<name>`, `dataset.json`)."""
+        return self.released_dir / workload
 
     @property
     def private_seeds(self) -> Path:

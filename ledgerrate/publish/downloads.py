@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,10 +49,12 @@ from ledgerrate.core.layout import (
     EditionPaths,
     cell_log_files,
 )
+from ledgerrate.core.released import load_released, stored_files
 from ledgerrate.core.schema_export import schema_documents
 from ledgerrate.core.seal import for_edition, read_index, sealed_name
 from ledgerrate.generate.dataset import build_dataset, stack_versions
-from ledgerrate.generate.seeds import dataset_for, verified_seed
+from ledgerrate.generate.dataset_files import regenerate
+from ledgerrate.generate.seeds import verified_seed
 from ledgerrate.publish import corrected, price_check_data
 from ledgerrate.publish.bundle import stream_bundle
 from ledgerrate.publish.cache import (
@@ -171,8 +172,9 @@ _NOT_REGENERATED = (UsageProblem, FileProblem, KeyError, ImportError, ValueError
 
 
 def regenerate_released(editions: Sequence[Edition], cache: BuildCache) -> None:
-    """Put every released dataset of `editions` that the cache lacks into it, before the
-    editions' downloads are written side by side (`_dataset_files` then reads them back).
+    """Put every released dataset of `editions` that is neither stored in its edition folder
+    nor in the cache into the cache, before the editions' downloads are written side by side
+    (`_dataset_files` then reads them back).
 
     Here, not in an edition's worker, because the work is in one dataset's files: a board
     pack's 75 PDFs, about half a second each, were rendered one after another in the worker
@@ -181,10 +183,14 @@ def regenerate_released(editions: Sequence[Edition], cache: BuildCache) -> None:
     `_dataset_files`, which notes why on the data page; the cache remembers the failure, so
     it is not attempted twice. A dataset the cache holds is only looked for, not read: the
     edition's downloads read and check it (on a warm build, reading it here as well cost 6
-    to 10% of the build's own work)."""
+    to 10% of the build's own work). A dataset stored at release (`released/`) is never
+    made here: its stored bytes are what is published."""
     renderer = _renderer(cache)
     for edition in editions:
+        stored = load_released(edition.paths)
         for workload in sorted(edition.seeds.seeds if edition.seeds else {}):
+            if stored is not None and workload in stored.datasets:
+                continue
             with contextlib.suppress(*_NOT_REGENERATED):
                 _released_dataset(edition, workload, cache, renderer, absent_only=True)
 
@@ -219,49 +225,50 @@ def _released_dataset(
     return cache.dataset(
         sealed.dataset_hash,
         extras_key,
-        partial(_regenerate, edition.paths.root, workload),
+        partial(regenerate, edition.paths.root, workload),
         edition.registration.hash_scheme if edition.registration else 1,
     )
 
 
 def _dataset_files(edition: Edition, dest: Path, cache: BuildCache) -> list[str]:
     """Dataset files (e.g. invoice PDFs) of released seeds, written into `dest`; a note for
-    each that cannot be."""
+    each that cannot be. A dataset stored at release is published as stored, after its files
+    are checked against the manifest and the registration (a damaged one stops the build:
+    publishing past it would publish unchecked bytes); any other is regenerated from its seed
+    through the cache."""
     if edition.seeds is None:
         return []
+    stored = load_released(edition.paths)
     renderer = _renderer(cache)
     notes = []
     for workload in sorted(edition.seeds.seeds):
-        try:
-            files = _released_dataset(edition, workload, cache, renderer)
-        except _NOT_REGENERATED as problem:
-            notes.append(f"{workload}: dataset not regenerated: {problem}")
-            continue
+        if stored is not None and workload in stored.datasets:
+            try:
+                registered = _opened(edition, workload)
+            except UsageProblem as problem:
+                notes.append(f"{workload}: dataset not published: {problem}")
+                continue
+            # Never a note: a damaged store stops the build, naming the file.
+            files = stored_files(edition.paths, stored, workload, registered)
+        else:
+            try:
+                files = _released_dataset(edition, workload, cache, renderer)
+            except _NOT_REGENERATED as problem:
+                notes.append(f"{workload}: dataset not regenerated: {problem}")
+                continue
         for rel, data in sorted(files.items()):
             write_plain(dest / "datasets" / workload / rel, data)
     return notes
 
 
-def _regenerate(root: Path, workload: str) -> tuple[dict[str, Any], dict]:
-    dataset = dataset_for(root, workload)
-    files: dict[str, bytes] = {}
-    for item in dataset.items:
-        files.update({f"{item.id}/{name}": data for name, data in item.files.items()})
-    # Some workloads render their PDFs on demand from the item text (the dataset hash covers
-    # that text); publication is where they are wanted. Item by item on every CPU (one worker
-    # per CPU unless this already is one).
-    render_more = _on_demand_files(workload)
-    if render_more is not None:
-        for item, more in zip(
-            dataset.items, forked.map_forked(render_more, dataset.items), strict=True
-        ):
-            files.update({f"{item.id}/{name}": data for name, data in more.items()})
-    content = {
-        "workload": dataset.workload,
-        "items": [item.content() for item in dataset.items],
-        "shared": dataset.shared,
-    }
-    return content, files
+def _opened(edition: Edition, workload: str) -> str:
+    """The registered dataset hash of `workload`, once its released seed opens the registered
+    commitment: as for a regenerated dataset, before anything is published as its dataset."""
+    sealed = edition.registration.workloads.get(workload) if edition.registration else None
+    if sealed is None or edition.seeds is None:
+        raise UsageProblem(f"workload {workload} is not registered")
+    verified_seed(edition.seeds, workload, sealed.seed_commitment)
+    return sealed.dataset_hash
 
 
 def _schema_files(cache: BuildCache) -> dict[str, bytes]:
@@ -387,13 +394,6 @@ def _sealed_results(root: Path) -> bytes | None:
                 f"the sealed file from version control (corrected figures go to {RESULTS_CURRENT})"
             )
     return data
-
-
-def _on_demand_files(workload_id: str) -> Any:
-    from ledgerrate.workloads import get
-
-    module = sys.modules[get(workload_id).grade.__module__]
-    return getattr(module, "pack_pdfs", None)
 
 
 def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, str]) -> None:

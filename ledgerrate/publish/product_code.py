@@ -63,7 +63,12 @@ PRODUCTS: dict[str, ProductCode] = {
     "hashed": ProductCode(("ledgerrate.publish.hashed_inputs",), trees=_WORKLOADS),
     # what renders a released dataset's files beyond its hashed content (board-pack PDFs)
     "dataset": ProductCode(
-        ("ledgerrate.generate.dataset", "ledgerrate.publish.downloads"), trees=_WORKLOADS
+        (
+            "ledgerrate.generate.dataset",
+            "ledgerrate.generate.dataset_files",
+            "ledgerrate.publish.downloads",
+        ),
+        trees=_WORKLOADS,
     ),
     "ratecard": ProductCode(
         ("ledgerrate.publish.pdf", "ledgerrate.publish.card_html"),

@@ -34,8 +34,10 @@ from ledgerrate.schema import EditionManifest, EditionResults, ErrataFile, Errat
 
 # Not covered: the record itself, corrections (errata are how changes are announced), seeds
 # (released at the next edition by design) or the statement that they are lost (made when the
-# release fails, after publication), and reproductions (shown apart, never published figures).
-# The corrected figures are not covered either: the index seals their bytes (`seal.py`).
+# release fails, after publication), the released datasets' stored files (written at that
+# release; decide no figure, and `verify` makes every byte of them again from the seeds), and
+# reproductions (shown apart, never published figures). The corrected figures are not covered
+# either: the index seals their bytes (`seal.py`).
 UNCOVERED = (
     layout.PUBLISHED,
     layout.ERRATA,
@@ -43,7 +45,7 @@ UNCOVERED = (
     layout.SEEDS_LOST,
     layout.RESULTS_CURRENT,
 )
-UNCOVERED_DIRS = (f"{layout.REPRODUCTIONS}/",)
+UNCOVERED_DIRS = (f"{layout.REPRODUCTIONS}/", f"{layout.RELEASED}/")
 
 
 def covered_files(edition_dir: Path) -> list[str]:

@@ -7,7 +7,8 @@ Money is `Decimal` everywhere and serialises as a string so no cent is lost to f
 The models live in three modules by who writes the files (`edition`: the operator and
 `register`, with `escrow` for the seeds' custody; `records`: `run` and `grade`; `publication`:
 `build`; `price_check`: the price database cross-checks `register` and `build` write;
-`site`: the operator's facts about the site); import them from here.
+`site`: the operator's facts about the site; `released`: the stored files of released
+datasets, written at `seeds release`); import them from here.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ledgerrate.schema.publication import (
 )
 from ledgerrate.schema.records import *  # noqa: F403
 from ledgerrate.schema.records import GradeRecord, RunRecord, SpotcheckFlags, SpotcheckSample
+from ledgerrate.schema.released import *  # noqa: F403
 from ledgerrate.schema.reprice import *  # noqa: F403
 from ledgerrate.schema.reprice import ReaderPrices
 from ledgerrate.schema.site import *  # noqa: F403

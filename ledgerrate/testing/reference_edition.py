@@ -59,11 +59,19 @@ def write_reference_edition(
 
 
 def build_reference_edition(
-    folder: Path, *, workloads: Sequence[str], release: bool = True, publish: bool = False
+    folder: Path,
+    *,
+    workloads: Sequence[str],
+    release: bool = True,
+    publish: bool = False,
+    store: bool = False,
 ) -> Path:
     """Register, run, grade; then release the seeds and record a publication if asked.
-    Private seeds go where LEDGERRATE_PRIVATE_DIR points (set it in the test)."""
+    `store`: the release also stores the released datasets' files (`seeds release` does);
+    without it, the edition is one released before they were stored, whose datasets `build`
+    regenerates. Private seeds go where LEDGERRATE_PRIVATE_DIR points (set it in the test)."""
     from ledgerrate.generate.register import register_edition
+    from ledgerrate.generate.release import release_edition
     from ledgerrate.generate.seeds import release_seeds
     from ledgerrate.grade.stage import grade_edition
     from ledgerrate.run.scheduler import RunOptions, run_edition
@@ -73,7 +81,9 @@ def build_reference_edition(
     register_edition(folder)
     run_edition(folder, RunOptions(concurrency=2), show_progress=False)
     grade_edition(folder)
-    if release:
+    if release and store:
+        release_edition(folder, now=closes + dt.timedelta(seconds=1))
+    elif release:
         release_seeds(folder, now=closes + dt.timedelta(seconds=1))
     if publish:
         from ledgerrate.metrics.report import edition_results

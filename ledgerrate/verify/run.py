@@ -26,6 +26,7 @@ from ledgerrate.verify.price_times import check_price_times
 from ledgerrate.verify.probes import check_probes
 from ledgerrate.verify.publication import check_publication
 from ledgerrate.verify.recompute import check_costs, check_figures
+from ledgerrate.verify.released import check_released_files
 from ledgerrate.verify.report import Report
 from ledgerrate.verify.sampling import check_sampling
 from ledgerrate.verify.seed_custody import check_seed_custody
@@ -149,6 +150,7 @@ def verify_edition(
     on_stage("seeds, datasets, prompts, grades")
     check_seed_custody(paths, edition.registration, report)
     datasets = check_seeds_and_datasets(paths, edition.registration, lookup, report)
+    check_released_files(paths, edition.registration, datasets, lookup, report)
     runs = check_prompts(paths, edition.registration, datasets, lookup, report, logs)
     check_grades(
         paths,

@@ -29,6 +29,7 @@ FOLDERS = {
     layout.REPRODUCTIONS,
     layout.SPOTCHECKS,
     layout.INCIDENTS,
+    layout.RELEASED,
 }
 
 

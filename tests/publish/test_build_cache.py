@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ledgerrate.core.hashing import canonical_json, sha256_bytes
+from ledgerrate.generate import dataset_files
 from ledgerrate.publish import cache as cache_mod
 from ledgerrate.publish import downloads as downloads_mod
 from ledgerrate.publish import load as load_mod
@@ -146,7 +147,7 @@ def test_a_dataset_that_cannot_be_regenerated_is_tried_once_per_build(
         made.append(workload)
         return {"workload": workload, "items": [], "shared": {}}, {}
 
-    monkeypatch.setattr(downloads_mod, "_regenerate", wrong)
+    monkeypatch.setattr(downloads_mod, "regenerate", wrong)
     cache = BuildCache.open(tmp_path / "cache")
     loaded = load_edition(edition)
     regenerate_released([loaded], cache)
@@ -171,8 +172,8 @@ def test_files_rendered_on_demand_join_their_items_in_order(
         return {"pack.pdf": f"%PDF {item.id}".encode()}  # type: ignore[attr-defined]
 
     monkeypatch.setenv("LEDGERRATE_WORKERS", workers)
-    monkeypatch.setattr(downloads_mod, "_on_demand_files", lambda workload: rendered)
-    content, files = downloads_mod._regenerate(edition, WORKLOAD)
+    monkeypatch.setattr(dataset_files, "on_demand_renderer", lambda *_: rendered)
+    content, files = dataset_files.regenerate(edition, WORKLOAD)
     ids = [item["id"] for item in content["items"]]
     assert len(ids) > 2
     assert {rel: data for rel, data in files.items() if rel.endswith("/pack.pdf")} == {

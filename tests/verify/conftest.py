@@ -25,7 +25,11 @@ def published_edition(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
     monkey = pytest.MonkeyPatch()
     monkey.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
     edition = build_reference_edition(
-        base / "editions" / "e-verify", workloads=WORKLOADS, release=True, publish=True
+        base / "editions" / "e-verify",
+        workloads=WORKLOADS,
+        release=True,
+        publish=True,
+        store=True,
     )
     yield edition
     monkey.undo()
