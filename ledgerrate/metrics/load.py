@@ -161,13 +161,12 @@ def grade_row(record: columns.Grade) -> tuple[object, ...]:
     """A grade's values in the order of `GRADE_COLUMNS`."""
     judge = columns.judge_of(record)
     second = judge.second_opinion if judge else None
-    costs = () if judge is None else (judge.cost.total_usd,)
-    if second is not None:
-        costs += (second.cost.total_usd,)
-    spot = record.spotcheck
+    costs: tuple[Decimal, ...] = () if judge is None else (judge.cost.total_usd,)
     judge_usd: Decimal | int = costs[0] if costs else 0
     if second is not None:
+        costs += (second.cost.total_usd,)
         judge_usd += costs[1]
+    spot = record.spotcheck
     return (
         record.run_id,
         record.workload,
