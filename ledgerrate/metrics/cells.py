@@ -21,7 +21,7 @@ from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng,
 from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.metrics.protocol import judge_protocol
-from ledgerrate.metrics.rows import Rows
+from ledgerrate.metrics.rows import Rows, is_missing
 from ledgerrate.metrics.sittings import (
     INFRA,
     choose_sitting,
@@ -120,7 +120,7 @@ def column_sum(rows: Rows, column: str) -> int:
     """A count column's total as pandas' `sum()` gives it (missing values skipped), summed on
     the column's values as a list: a cell holds ~15 rows, and a pandas reduction per column
     cost more than the cell's other figures together."""
-    return int(sum(v for v in rows[column] if not pd.isna(v)))
+    return int(sum(v for v in rows[column] if not is_missing(v)))
 
 
 def token_totals(rows: Rows) -> TokenTotals:
@@ -129,7 +129,7 @@ def token_totals(rows: Rows) -> TokenTotals:
 
 def _seconds(rows: Rows, basis: str) -> Decimal:
     column = "call_seconds" if basis == "self-hosted" else "cpu_seconds"
-    return money_sum(v for v in rows[column] if v is not None and not pd.isna(v))
+    return money_sum(v for v in rows[column] if not is_missing(v))
 
 
 def time_priced(
@@ -354,7 +354,7 @@ def cell_result(
             else time_priced(time_rate, items, spend, data.infra, infra_usd)
         ),
         infra_excluded_unpriced_calls=column_sum(data.infra, "unpriced_calls"),
-        grading_cost_usd=money_sum(v for v in items["judge_usd"] if not pd.isna(v)),
+        grading_cost_usd=money_sum(v for v in items["judge_usd"] if not is_missing(v)),
         grading_cost_by_revision=list(grading_by_revision),
         cost_basis=cost_basis(items, is_reference),
         billed=billed_check(items),

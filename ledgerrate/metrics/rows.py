@@ -17,6 +17,13 @@ from typing import Any
 import pandas as pd
 
 
+def is_missing(value: object) -> bool:
+    """`pd.isna` of one value of these columns: None, or a float NaN (what a left join leaves,
+    and what `.tolist()` gives for a missing string). Money is never a Decimal NaN (the reader
+    refuses one), so this is pandas' answer without its dispatch on every value."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 class Columns:
     """A frame's columns as lists, each converted on first use, once."""
 

@@ -16,18 +16,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
 from ledgerrate import workloads
 from ledgerrate.core.hashing import LEGACY_SCHEME, HashScheme
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.load import CellKey
+from ledgerrate.metrics.rows import is_missing
 from ledgerrate.schema import Registration, WorkloadRegistration
 
 
 def _known(values: list[Any]) -> list[str]:
     """The values `Series.dropna()` keeps (a hash column's: strings)."""
-    return [v for v in values if not pd.isna(v)]
+    return [v for v in values if not is_missing(v)]
 
 
 def _short(value: str) -> str:
