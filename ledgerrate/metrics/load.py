@@ -125,7 +125,8 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
         u.output_tokens,
         u.reasoning_tokens,
         record.failure,
-        sum(unpriced(call) for call in calls),
+        # Only a call of latency 0 can be unpriced: the others are not asked.
+        sum(1 for call in calls if call.latency_s == 0 and unpriced(call)),
         # The seconds a time-priced cost is computed from, as cost.py rounds them: a
         # self-hosted model's calls' server time, a reference baseline's CPU time.
         sum((priced_seconds(call.latency_s) for call in calls), Decimal(0)),
