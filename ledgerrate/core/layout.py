@@ -4,6 +4,7 @@ file and folder names. Paths only: nothing here reads or writes a file; the list
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,5 +256,25 @@ class EditionPaths:
 
 def cell_log_files(folder: Path) -> list[Path]:
     """The logs `folder/<workload>/<model>/<mode>.jsonl` (runs, grades, reproductions, …),
-    sorted by path."""
-    return sorted(folder.glob("*/*/*.jsonl"))
+    sorted by path: what `sorted(folder.glob("*/*/*.jsonl"))` finds, listed with `os.scandir`,
+    since pathlib's glob cost 0.2 CPU-s over the 2,795 cells of a 215-model edition."""
+    found = [
+        Path(log.path)
+        for workload in _subfolders(str(folder))
+        for model in _subfolders(workload)
+        for log in _entries(model)
+        if fnmatch.fnmatchcase(log.name, "*.jsonl")
+    ]
+    return sorted(found)
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+
+
+def _subfolders(folder: str) -> list[str]:
+    return [entry.path for entry in _entries(folder) if entry.is_dir()]

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import pandas as pd
-
+from ledgerrate.metrics.rows import Rows, is_missing
 from ledgerrate.schema import BilledCheck
 
 # Gateways state a double (LiteLLM: 3.0999999999999995e-05 for $0.000031): a nano-dollar per
@@ -21,19 +20,19 @@ from ledgerrate.schema import BilledCheck
 TOLERANCE_PER_CALL = Decimal("0.000000001")
 
 
-def billed_check(items: pd.DataFrame) -> BilledCheck | None:
+def billed_check(items: Rows) -> BilledCheck | None:
     """The reconciliation of a cell's counted runs (`items`), or None when no call stated a
     cost."""
     # Summed on the column as a list (missing values skipped, as pandas' sum does): a pandas
     # reduction on a 15-row cell costs more than the sum.
     billed_calls = (
-        int(sum(v for v in items["billed_calls"].tolist() if not pd.isna(v))) if len(items) else 0
+        int(sum(v for v in items["billed_calls"] if not is_missing(v))) if len(items) else 0
     )
     if billed_calls == 0:
         return None
     billed = sum((Decimal(v) for v in items["billed_usd"]), Decimal(0))
     computed = sum((Decimal(v) for v in items["billed_computed_usd"]), Decimal(0))
-    calls = int(items["calls"].sum())
+    calls = int(sum(v for v in items["calls"] if not is_missing(v)))
     difference = billed - computed
     return BilledCheck(
         calls=calls,

@@ -8,6 +8,7 @@ that fails expensively. Infra-excluded attempts and judge spend are reported bes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,6 +21,7 @@ from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng,
 from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.metrics.protocol import judge_protocol
+from ledgerrate.metrics.rows import Rows, is_missing
 from ledgerrate.metrics.sittings import (
     INFRA,
     choose_sitting,
@@ -53,16 +55,17 @@ class CellData:
 
     `items` holds one row per counted attempt with its grade joined on: `outcome` is an
     `Outcome` (a model failure is `fail`) or `UNGRADED` (completed, no grade record yet).
+    Each set of rows is read as columns (metrics/rows.py).
     """
 
     key: CellKey
     n_expected: int
     sitting: int
     other_sittings: int
-    items: pd.DataFrame
-    infra: pd.DataFrame
+    items: Rows
+    infra: Rows
     superseded: int
-    all_runs: pd.DataFrame
+    all_runs: Rows
     tokens: TokenTotals | None = None
     """`token_totals(items)`, when the grouped pass (metrics/grouped.py) has summed it."""
     infra_tokens: TokenTotals | None = None
@@ -97,10 +100,10 @@ def assemble_cell(
         n_expected=n_expected,
         sitting=sitting,
         other_sittings=others,
-        items=joined,
-        infra=in_sitting[in_sitting["status"] == INFRA],
+        items=Rows.of(joined),
+        infra=Rows.of(in_sitting[in_sitting["status"] == INFRA]),
         superseded=superseded_attempts(in_sitting),
-        all_runs=runs,
+        all_runs=Rows.of(runs),
     )
 
 
@@ -113,24 +116,24 @@ class TimeRate:
     hour_usd: Decimal
 
 
-def column_sum(frame: pd.DataFrame, column: str) -> int:
+def column_sum(rows: Rows, column: str) -> int:
     """A count column's total as pandas' `sum()` gives it (missing values skipped), summed on
     the column's values as a list: a cell holds ~15 rows, and a pandas reduction per column
     cost more than the cell's other figures together."""
-    return int(sum(v for v in frame[column].tolist() if not pd.isna(v)))
+    return int(sum(v for v in rows[column] if not is_missing(v)))
 
 
-def token_totals(frame: pd.DataFrame) -> TokenTotals:
-    return TokenTotals(**{f: column_sum(frame, f) for f in TOKEN_FIELDS})
+def token_totals(rows: Rows) -> TokenTotals:
+    return TokenTotals(**{f: column_sum(rows, f) for f in TOKEN_FIELDS})
 
 
-def _seconds(frame: pd.DataFrame, basis: str) -> Decimal:
+def _seconds(rows: Rows, basis: str) -> Decimal:
     column = "call_seconds" if basis == "self-hosted" else "cpu_seconds"
-    return money_sum(v for v in frame[column].tolist() if v is not None and not pd.isna(v))
+    return money_sum(v for v in rows[column] if not is_missing(v))
 
 
 def time_priced(
-    rate: TimeRate, items: pd.DataFrame, spend: Decimal, infra: pd.DataFrame, infra_usd: Decimal
+    rate: TimeRate, items: Rows, spend: Decimal, infra: Rows, infra_usd: Decimal
 ) -> TimePriced:
     """The seconds behind a time-priced cell's spend, and what per-call rounding added, so that
     seconds × rate ÷ 3600 (rounded once) + that rounding is the spend exactly."""
@@ -146,7 +149,7 @@ def time_priced(
     )
 
 
-def cost_basis(items: pd.DataFrame, is_reference: bool) -> CellCostBasis:
+def cost_basis(items: Rows, is_reference: bool) -> CellCostBasis:
     """`measured` only when every counted run's usage was provider-reported and priced.
 
     A run labelled measured whose usage was estimated is read as an estimate: the label follows
@@ -155,7 +158,7 @@ def cost_basis(items: pd.DataFrame, is_reference: bool) -> CellCostBasis:
     if items.empty:
         return CellCostBasis.none
     # Each distinct (cost, usage) label pair read once: a cell's ~15 rows hold one or two.
-    pairs = set(zip(items["cost_basis"].tolist(), items["usage_basis"].tolist(), strict=True))
+    pairs = set(zip(items["cost_basis"], items["usage_basis"], strict=True))
     bases = {
         CostBasis.estimated if UsageBasis(usage) == UsageBasis.estimated else CostBasis(basis)
         for basis, usage in pairs
@@ -169,7 +172,7 @@ def cost_basis(items: pd.DataFrame, is_reference: bool) -> CellCostBasis:
     return CellCostBasis.mixed
 
 
-def mean_diagnostics(items: pd.DataFrame) -> dict[str, float]:
+def mean_diagnostics(items: Rows) -> dict[str, float]:
     """Mean of each numeric diagnostic over the graded runs that report it.
 
     Booleans and strings are left out: a mean of labels is not a figure.
@@ -196,8 +199,32 @@ def failures_coded(statuses: Sequence[object], failures: Sequence[object], code:
     )
 
 
-def _latency(latencies: Sequence[object], q: float) -> float | None:
-    return None if not latencies else float(np.percentile(np.asarray(latencies, float), q))
+def _latency(latencies: Sequence[float], q: int) -> float | None:
+    return None if not latencies else percentile([float(v) for v in latencies], q)
+
+
+def percentile(values: list[float], q: int) -> float:
+    """`float(np.percentile(values, q))`, its default (linear) method step by step in floats:
+    the same IEEE operations in the same order, so the same bits. numpy's call costs ~100 µs on
+    a cell's 15 values, twice per cell (0.5 s of a 215-model edition's figures).
+    tests/metrics/test_percentile.py holds the two equal. Values with a NaN or a negative zero
+    (whose place after numpy's partition a sort does not fix) are left to numpy."""
+    ordered = sorted(values)
+    if any(v != v or (v == 0 and math.copysign(1.0, v) < 0) for v in ordered):
+        return float(np.percentile(np.asarray(values, float), q))
+    n = len(ordered)
+    virtual = (n - 1) * (q / 100)
+    below = math.floor(virtual)
+    above = below + 1
+    if virtual >= n - 1:  # numpy takes the last value twice
+        below = above = -1
+    if virtual < 0:
+        below = above = 0
+    gamma = virtual - below
+    a, b = ordered[below], ordered[above]
+    diff = b - a
+    # numpy's _lerp: a + diff·t, or b - diff·(1 - t) from t = 0.5 on.
+    return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
 
 
 def _own_flags(
@@ -251,12 +278,12 @@ def cell_result(
     workload, model, mode = data.key
     items = data.items
     n = len(items)
-    # Each column read once as a list: a cell holds ~15 rows, on which some 40 pandas
+    # Columns as lists (metrics/rows.py): a cell holds ~15 rows, on which some 40 pandas
     # operations cost ~4 ms (11 s of a 215-model edition's figures); the same arithmetic on
     # lists gives the same figures.
-    outcomes = items["outcome"].tolist()
-    statuses = items["status"].tolist()
-    spends = items["spend_usd"].tolist()
+    outcomes = items["outcome"]
+    statuses = items["status"]
+    spends = items["spend_usd"]
     passed = [o == Outcome.passed for o in outcomes]
     passes = sum(passed)
     pending = sum(o == Outcome.pending_judge for o in outcomes)
@@ -281,8 +308,8 @@ def cell_result(
     missing = max(data.n_expected - n, 0)
     settled = n > 0 and missing == 0 and graded == n
     protocol = judge_protocol(items, same_family=judge_same_family, judged=judged)
-    failure_reasons = items["failure"].tolist() if "failure" in items else [None] * n
-    latencies = items["latency_s"].tolist()
+    failure_reasons = items["failure"] if "failure" in items else [None] * n
+    latencies = items["latency_s"]
     infra_usd = money_sum(data.infra["spend_usd"])
     qualifying = (
         settled
@@ -327,7 +354,7 @@ def cell_result(
             else time_priced(time_rate, items, spend, data.infra, infra_usd)
         ),
         infra_excluded_unpriced_calls=column_sum(data.infra, "unpriced_calls"),
-        grading_cost_usd=money_sum(v for v in items["judge_usd"].tolist() if not pd.isna(v)),
+        grading_cost_usd=money_sum(v for v in items["judge_usd"] if not is_missing(v)),
         grading_cost_by_revision=list(grading_by_revision),
         cost_basis=cost_basis(items, is_reference),
         billed=billed_check(items),
@@ -335,6 +362,6 @@ def cell_result(
         void=bool(void_reasons),
         void_reasons=list(void_reasons),
         diagnostics=mean_diagnostics(items),
-        flags=[*flags, *_own_flags(data, outcomes, items["outside_window"].tolist())],
+        flags=[*flags, *_own_flags(data, outcomes, items["outside_window"])],
         judge_protocol=protocol,
     )

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ledgerrate.metrics.cells import TOKEN_FIELDS, UNGRADED, CellData, assemble_cell
 from ledgerrate.metrics.load import GRADE_COLUMNS, RUN_COLUMNS, CellKey
+from ledgerrate.metrics.rows import Columns, Rows
 from ledgerrate.metrics.sittings import INFRA
 from ledgerrate.schema import Outcome, RunStatus, TokenTotals
 
@@ -26,12 +27,6 @@ CELL = ["model", "mode"]
 ATTEMPT_ORDER = [*CELL, "sitting", "item_id", "attempt", "finished_at", "run_id"]
 GRADE_ORDER = [*CELL, "run_id", "revision", "graded_at"]
 GRADE_ONLY = [c for c in GRADE_COLUMNS if c not in RUN_COLUMNS]
-
-
-def _parts(frame: pd.DataFrame, by: list[str]) -> dict[tuple, pd.DataFrame]:
-    if frame.empty:
-        return {}
-    return {key: part for key, part in frame.groupby(by, sort=False)}
 
 
 def _published_sittings(
@@ -93,21 +88,23 @@ def assemble_cells(
         for status, o in zip(joined["status"].tolist(), joined["outcome"].tolist(), strict=True)
     ]
 
-    all_runs = _parts(runs, CELL)
-    items_by_cell = _parts(joined, CELL)
+    # Each cell's rows are its positions in the workload's frames, read as columns
+    # (metrics/rows.py): a frame per cell cost more than the figures computed from it.
+    all_runs, items_of = Columns(runs), Columns(joined)
+    runs_by_cell, items_by_cell = all_runs.groups(CELL), items_of.groups(CELL)
     infra = in_sitting[in_sitting["status"] == INFRA]
-    infra_by_cell = _parts(infra, CELL)
+    infra_of = Columns(infra)
+    infra_by_cell = infra_of.groups(CELL)
     # Token counts are whole numbers, so one grouped sum is each cell's sum exactly; a column
     # sum per cell and per field cost most of a 215-model edition's per-cell figures.
     items_tokens, infra_tokens = token_sums(joined), token_sums(infra)
-    empty_runs = runs.iloc[0:0]
     cells: dict[CellKey, CellData] = {}
     for key in keys:
         _, model, mode = key
         items = items_by_cell.get((model, mode))
         if items is None:  # no runs, or none counted: the per-cell rules, on this cell alone
             cell_grades = grades[(grades["model"] == model) & (grades["mode"] == mode)]
-            cell_runs = all_runs.get((model, mode), empty_runs)
+            cell_runs = runs.iloc[runs_by_cell.get((model, mode), [])]
             cells[key] = assemble_cell(key, cell_runs, cell_grades, n_expected)
             continue
         sitting, others = chosen[(model, mode)]
@@ -116,10 +113,10 @@ def assemble_cells(
             n_expected=n_expected,
             sitting=sitting,
             other_sittings=others,
-            items=items.reset_index(drop=True),
-            infra=infra_by_cell.get((model, mode), empty_runs),
+            items=Rows(items_of, items),
+            infra=Rows(infra_of, infra_by_cell.get((model, mode), [])),
             superseded=eligible_in.get((model, mode), 0) - counted_in.get((model, mode), 0),
-            all_runs=all_runs[(model, mode)],
+            all_runs=Rows(all_runs, runs_by_cell[(model, mode)]),
             tokens=items_tokens[(model, mode)],
             infra_tokens=infra_tokens.get((model, mode), TokenTotals()),
         )

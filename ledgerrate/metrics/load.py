@@ -10,14 +10,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pandas as pd
 
 from ledgerrate.core.hashing import canonical_json
-from ledgerrate.core.io import FileProblem, iter_jsonl, load_model
+from ledgerrate.core.io import FileProblem, load_model
 from ledgerrate.core.layout import EditionPaths, cell_log_files
+from ledgerrate.metrics import columns
 from ledgerrate.schema import (
-    CallRecord,
     EditionManifest,
     GradeRecord,
     JudgeBlock,
@@ -39,10 +40,11 @@ RUN_COLUMNS = [
 GRADE_COLUMNS = [
     "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
     "outcome", "judge_usd", "grader_hash", "rubric_hash", "diagnostics",
-    "judge_passed", "second_passed", "human_passed", "human_scope", "judge_calls",
+    "judge_passed", "second_passed", "human_passed", "human_scope", "judge_costs", "judge_json",
 ]  # fmt: skip
 
 CellKey = tuple[str, str, str]  # (workload, model, mode)
+R = TypeVar("R", columns.Run, columns.Grade)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class EditionInputs:
         return self._parts[name].get(workload, frame.iloc[0:0])
 
 
-def unpriced(call: CallRecord) -> bool:
+def unpriced(call: columns.Call) -> bool:
     """An unfinished call recorded before its server time was bounded: latency 0 and so, for a
     self-hosted model, $0, though its time and spend are unknown, not zero (run/unfinished.py
     now records an upper bound with its basis in `latency_estimate`)."""
@@ -94,51 +96,48 @@ def unpriced(call: CallRecord) -> bool:
     )
 
 
-def run_row(record: RunRecord) -> dict[str, object]:
+def run_row(record: columns.Run) -> tuple[object, ...]:
+    """A run's values in the order of `RUN_COLUMNS`."""
     u = record.usage
-    return {
-        "run_id": record.run_id,
-        "workload": record.workload,
-        "model": record.model,
-        "mode": str(record.mode),
-        "sitting": record.sitting,
-        "item_id": record.item_id,
-        "attempt": record.attempt,
-        "started_at": record.started_at,
-        "finished_at": record.finished_at,
-        "latency_s": record.latency_s,
-        "status": str(record.status),
-        "simulated": record.simulated,
-        "outside_window": record.outside_window,
-        "dataset_hash": record.dataset_hash,
-        "usage_basis": str(record.usage_basis),
-        "cost_basis": str(record.cost_basis),
-        "spend_usd": record.cost.total_usd,
-        "input": u.input_tokens,
-        "cached_input": u.cached_input_tokens,
-        "cache_write": u.cache_write_tokens,
-        "output": u.output_tokens,
-        "reasoning": u.reasoning_tokens,
-        "failure": record.failure,
-        "unpriced_calls": sum(unpriced(call) for call in record.calls),
+    calls = record.calls
+    billed = [c for c in calls if c.billed_usd is not None]
+    return (
+        record.run_id,
+        record.workload,
+        record.model,
+        str(record.mode),
+        record.sitting,
+        record.item_id,
+        record.attempt,
+        record.started_at,
+        record.finished_at,
+        record.latency_s,
+        str(record.status),
+        record.simulated,
+        record.outside_window,
+        record.dataset_hash,
+        str(record.usage_basis),
+        str(record.cost_basis),
+        record.cost.total_usd,
+        u.input_tokens,
+        u.cached_input_tokens,
+        u.cache_write_tokens,
+        u.output_tokens,
+        u.reasoning_tokens,
+        record.failure,
+        # Only a call of latency 0 can be unpriced: the others are not asked.
+        sum(1 for call in calls if call.latency_s == 0 and unpriced(call)),
         # The seconds a time-priced cost is computed from, as cost.py rounds them: a
         # self-hosted model's calls' server time, a reference baseline's CPU time.
-        "call_seconds": sum((priced_seconds(call.latency_s) for call in record.calls), Decimal(0)),
-        "cpu_seconds": (None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds)),
-        **billed_columns(record.calls),
-    }
-
-
-def billed_columns(calls: list[CallRecord]) -> dict[str, object]:
-    """The calls of a run, those that stated what they cost, that cost as stated and the model
-    spend computed for the same calls (`metrics/billed.py` reconciles them per cell)."""
-    billed = [c for c in calls if c.billed_usd is not None]
-    return {
-        "calls": len(calls),
-        "billed_calls": len(billed),
-        "billed_usd": sum((c.billed_usd or Decimal(0) for c in billed), Decimal(0)),
-        "billed_computed_usd": sum((c.cost.model_usd for c in billed), Decimal(0)),
-    }
+        sum((priced_seconds(call.latency_s) for call in calls), Decimal(0)),
+        None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds),
+        # The calls of a run, those that stated what they cost, that cost as stated and the
+        # model spend computed for the same calls (`metrics/billed.py` reconciles them per cell).
+        len(calls),
+        len(billed),
+        sum((columns.usd(c.billed_usd) for c in billed if c.billed_usd), Decimal(0)),
+        sum((columns.usd(c.cost.model_usd) for c in billed), Decimal(0)),
+    )
 
 
 def priced_seconds(seconds: float) -> Decimal:
@@ -159,59 +158,73 @@ def judge_calls(judge: JudgeBlock | None) -> tuple[tuple[str, Decimal], ...]:
     return tuple(calls)
 
 
-def grade_row(record: GradeRecord) -> dict[str, object]:
-    judge = record.judge
-    judge_usd = judge.cost.total_usd if judge else 0
-    if judge and judge.second_opinion is not None:
-        judge_usd += judge.second_opinion.cost.total_usd
-    return {
-        "run_id": record.run_id,
-        "workload": record.workload,
-        "model": record.model,
-        "mode": str(record.mode),
-        "sitting": record.sitting,
-        "item_id": record.item_id,
-        "revision": record.revision,
-        "graded_at": record.graded_at,
-        "outcome": str(record.outcome),
-        "judge_usd": judge_usd,
-        "grader_hash": record.grader_hash,
-        "rubric_hash": judge.rubric_hash if judge else None,
-        "diagnostics": dict(record.diagnostics),
+def grade_row(record: columns.Grade) -> tuple[object, ...]:
+    """A grade's values in the order of `GRADE_COLUMNS`."""
+    judge = columns.judge_of(record)
+    second = judge.second_opinion if judge else None
+    costs: tuple[Decimal, ...] = () if judge is None else (judge.cost.total_usd,)
+    judge_usd: Decimal | int = costs[0] if costs else 0
+    if second is not None:
+        costs += (second.cost.total_usd,)
+        judge_usd += costs[1]
+    spot = record.spotcheck
+    return (
+        record.run_id,
+        record.workload,
+        record.model,
+        str(record.mode),
+        record.sitting,
+        record.item_id,
+        record.revision,
+        record.graded_at,
+        str(record.outcome),
+        judge_usd,
+        record.grader_hash,
+        judge.rubric_hash if judge else None,
+        dict(record.diagnostics),
         # The judged-task protocol's evidence (standard §5), read by metrics/protocol.py.
-        "judge_passed": judge.passed if judge else None,
-        "second_passed": (
-            judge.second_opinion.passed if judge and judge.second_opinion is not None else None
-        ),
-        "human_passed": record.spotcheck.passed if record.spotcheck else None,
-        "human_scope": record.spotcheck.scope if record.spotcheck else None,
-        "judge_calls": judge_calls(judge),
-    }
+        judge.passed if judge else None,
+        second.passed if second is not None else None,
+        spot.passed if spot else None,
+        spot.scope if spot else None,
+        costs,
+        bytes(record.judge) if judge else None,
+    )
 
 
-def runs_frame(records: Iterable[RunRecord]) -> pd.DataFrame:
+def _frame(rows: Iterable[tuple[object, ...]], names: list[str]) -> pd.DataFrame:
+    """Rows into a frame, column by column."""
+    found = list(zip(*rows, strict=True))
+    if not found:
+        return pd.DataFrame([], columns=names)
+    return pd.DataFrame(dict(zip(names, map(list, found), strict=True)), columns=names)
+
+
+def runs_frame(records: Iterable[RunRecord | columns.Run]) -> pd.DataFrame:
     """Registered attempts only: a reproduction never enters a published figure."""
-    rows = [run_row(r) for r in records if r.kind == "registered"]
-    return pd.DataFrame(rows, columns=RUN_COLUMNS)
+    runs = _as(records, columns.Run)
+    return _frame((run_row(r) for r in runs if r.kind == "registered"), RUN_COLUMNS)
 
 
-def grades_frame(records: Iterable[GradeRecord]) -> pd.DataFrame:
-    return pd.DataFrame([grade_row(r) for r in records], columns=GRADE_COLUMNS)
+def grades_frame(records: Iterable[GradeRecord | columns.Grade]) -> pd.DataFrame:
+    return _frame((grade_row(r) for r in _as(records, columns.Grade)), GRADE_COLUMNS)
 
 
-def _read_logs(folder: Path, model: type[RunRecord] | type[GradeRecord], edition: str) -> Iterator:
+def _as(records: Iterable[Any], kind: type[R]) -> Iterator[R]:
+    """Records as the column reader's structs; schema models (a test's records) are read from
+    the JSON the schema writes of them, so both take the one path to a row."""
+    for record in records:
+        if isinstance(record, kind):
+            yield record
+        else:
+            yield from columns.from_records([record], kind)
+
+
+def _read_logs(folder: Path, kind: type[R], edition: str) -> Iterator[R]:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
-    return _filed(((path, iter_jsonl(path, model)) for path in cell_log_files(folder)), edition)
-
-
-def _filed(logs: Iterable[tuple[Path, Iterable]], edition: str) -> Iterator:
-    """The records of each (log path, its records), checked against the cell of their path.
-
-    Streamed: each record becomes a frame row as it is read and is then let go, so an
-    edition's records are never all held as objects at once (only the frame's columns are)."""
-    for path, found in logs:
+    for path in cell_log_files(folder):
         workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
-        for number, record in enumerate(found, start=1):
+        for number, record in enumerate(columns.read_log(path, kind), start=1):
             # A record filed under the wrong cell or edition would silently move a figure.
             found = (record.workload, record.model, str(record.mode))
             if found != (workload, model_id, mode) or record.edition != edition:
@@ -273,40 +286,17 @@ def manual_sittings(paths: EditionPaths) -> dict[str, list[ManualSitting]]:
     }
 
 
-def cell_logs(folder: Path, logs: Iterable[tuple[Path, Iterable]]) -> list:
-    """Of (log path, records) pairs, those of `folder/<workload>/<model>/<mode>.jsonl`, in the
-    order `load_inputs` reads them (a caller that has already read the logs passes them)."""
-    return sorted(
-        ((path, records) for path, records in logs if path.parent.parent.parent == folder),
-        key=lambda pair: pair[0],
-    )
-
-
-def load_inputs(
-    edition_dir: Path,
-    *,
-    run_logs: Iterable[tuple[Path, Iterable[RunRecord]]] | None = None,
-    grade_logs: Iterable[tuple[Path, Iterable[GradeRecord]]] | None = None,
-) -> EditionInputs:
-    """The edition's inputs, its logs read here or, when given, from records already read
-    (each as (path, records), e.g. verify's single parse; only cell logs are used)."""
+def load_inputs(edition_dir: Path) -> EditionInputs:
+    """The edition's inputs, its logs read into columns (metrics/columns.py)."""
     root = Path(edition_dir)
     manifest, registration, pricing = _load_parts(root)
     paths = EditionPaths(root)
-    if run_logs is None:
-        runs = _read_logs(paths.runs_dir, RunRecord, manifest.id)
-    else:
-        runs = _filed(cell_logs(paths.runs_dir, run_logs), manifest.id)
-    if grade_logs is None:
-        grades = _read_logs(paths.grades_dir, GradeRecord, manifest.id)
-    else:
-        grades = _filed(cell_logs(paths.grades_dir, grade_logs), manifest.id)
     return EditionInputs(
         root=root,
         manifest=manifest,
         registration=registration,
-        runs=runs_frame(runs),
-        grades=grades_frame(grades),
+        runs=runs_frame(_read_logs(paths.runs_dir, columns.Run, manifest.id)),
+        grades=grades_frame(_read_logs(paths.grades_dir, columns.Grade, manifest.id)),
         flags=spotcheck_flags(root),
         probe_spend=_probe_spend(paths, pricing),
         pricing=pricing,

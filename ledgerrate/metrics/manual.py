@@ -28,6 +28,7 @@ from ledgerrate.metrics.cells import CellData, assemble_cell
 from ledgerrate.metrics.intervals import bootstrap_cpo, keyed_rng
 from ledgerrate.metrics.load import CellKey
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
+from ledgerrate.metrics.rows import Rows
 from ledgerrate.schema import (
     CellCostBasis,
     CellResult,
@@ -73,7 +74,7 @@ def manual_data(
     own = mine[mine["sitting"] == latest]
     graded = grades[(grades["model"] == model) & (grades["mode"] == mode)]
     data = assemble_cell(key, own, graded, n)
-    return replace(data, sitting=latest, other_sittings=len(sittings) - 1, all_runs=mine)
+    return replace(data, sitting=latest, other_sittings=len(sittings) - 1, all_runs=Rows.of(mine))
 
 
 def cost_lines(

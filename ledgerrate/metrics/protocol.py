@@ -7,16 +7,16 @@ verdicts replace the judge's), and, when the judge comes from the model's own ve
 a second judge has graded a sample of the cell's runs (§5.4). Every run must also be graded.
 
 Pure: the evidence is the per-run columns the metrics loader reads from the latest grade
-(`judge_passed`, `second_passed`, `human_passed`, `human_scope`).
+(`judge_passed`, `second_passed`, `human_passed`, `human_scope`), read as lists
+(metrics/rows.py).
 """
 
 from __future__ import annotations
 
 import math
 
-import pandas as pd
-
 from ledgerrate.metrics.intervals import wilson_interval
+from ledgerrate.metrics.rows import Rows
 from ledgerrate.schema import JudgeProtocol, Outcome
 
 SPOTCHECK_SHARE = 0.20  # §5.3: at least 20% of judged runs
@@ -41,15 +41,12 @@ def spotcheck_required(judged_runs: int, share: float = SPOTCHECK_SHARE) -> int:
     return min(judged_runs, math.ceil(round(judged_runs * share, 9)))
 
 
-def _known(series: pd.Series) -> pd.Series:
-    # A bool is never missing, so being a bool is being known; tested on the column as a list
-    # (its values as `Series.map` would pass them), which a 15-row cell does some 20× faster.
-    return pd.Series([isinstance(v, bool) for v in series.tolist()], index=series.index, dtype=bool)
+def _known(value: object) -> bool:
+    # A bool is never missing (a missing verdict is None or NaN), so being a bool is being known.
+    return isinstance(value, bool)
 
 
-def judge_protocol(
-    items: pd.DataFrame, *, same_family: bool, judged: bool = False
-) -> JudgeProtocol | None:
+def judge_protocol(items: Rows, *, same_family: bool, judged: bool = False) -> JudgeProtocol | None:
     """The cell's §5 state.
 
     `judged`: the cell is of a judged workload in an edition that names a judge; it then always
@@ -60,22 +57,24 @@ def judge_protocol(
     """
     if items.empty or "judge_passed" not in items:
         return _unjudged(items, same_family) if judged else None
-    known = _known(items["judge_passed"])
-    if not known.any() and not judged:  # no judge here: decided without copying the frame
+    judge, human_passed = items["judge_passed"], items["human_passed"]
+    outcomes = items["outcome"]
+    verdicts = [i for i, v in enumerate(judge) if _known(v)]  # the rows a judge gave a verdict
+    if not verdicts and not judged:  # no judge here
         return None
-    verdicts = items[known]
     n_judged = len(verdicts)
-    human = verdicts[_known(verdicts["human_passed"])]
-    sampled = human[human["human_scope"] == "sample"]
+    human = [i for i in verdicts if _known(human_passed[i])]
+    scope = items["human_scope"]
+    sampled = [i for i in human if scope[i] == "sample"]
     checked = len(sampled)
-    disagree = int((sampled["judge_passed"] != sampled["human_passed"]).sum())
+    disagree = sum(judge[i] != human_passed[i] for i in sampled)
     required = spotcheck_required(n_judged)
     all_human = len(human) == n_judged
     missing: list[str] = []
 
     # The enum's value is spelled `pending-judge`: compared with the enum, not a string.
-    pending = int((items["outcome"] == Outcome.pending_judge).sum())
-    ungraded = int((items["outcome"] == UNGRADED).sum())
+    pending = sum(o == Outcome.pending_judge for o in outcomes)
+    ungraded = sum(o == UNGRADED for o in outcomes)
     if pending or ungraded:
         missing.append(f"{PENDING}: {pending + ungraded} of {len(items)} runs have no final grade")
 
@@ -95,8 +94,7 @@ def judge_protocol(
     if checked and disagree / checked > DISAGREEMENT_LIMIT:
         regrade = "required"
         if all_human:
-            wanted = human["human_passed"].map(lambda v: "pass" if v else "fail")
-            if (human["outcome"] == wanted).all():
+            if all(outcomes[i] == ("pass" if human_passed[i] else "fail") for i in human):
                 regrade = "done"
             else:
                 missing.append(
@@ -110,13 +108,14 @@ def judge_protocol(
                 f"{n_judged - len(human)} verdicts runs still need a human verdict"
             )
 
-    second = verdicts[_known(verdicts["second_passed"])]
-    if same_family and second.empty and n_judged:
+    second_passed = items["second_passed"]
+    second = [i for i in verdicts if _known(second_passed[i])]
+    if same_family and not second and n_judged:
         missing.append(
             f"{NO_SECOND_JUDGE}: the judge is from this model's vendor family and no second "
             "judge graded a sample of its runs"
         )
-    second_agree = int((second["judge_passed"] == second["second_passed"]).sum())
+    second_agree = sum(judge[i] == second_passed[i] for i in second)
     return JudgeProtocol(
         judged_runs=n_judged,
         spotchecked=checked,
@@ -134,11 +133,11 @@ def judge_protocol(
     )
 
 
-def _unjudged(items: pd.DataFrame, same_family: bool) -> JudgeProtocol:
+def _unjudged(items: Rows, same_family: bool) -> JudgeProtocol:
     """The block of a judged cell with no counted run at all (e.g. only infrastructure
     exclusions), or none that reached grading."""
     missing = []
-    open_runs = 0 if items.empty else int(items["outcome"].isin(OPEN).sum())
+    open_runs = sum(o in OPEN for o in items["outcome"])
     if open_runs:
         missing.append(f"{PENDING}: {open_runs} of {len(items)} runs have no final grade")
     return JudgeProtocol(

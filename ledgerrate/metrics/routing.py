@@ -43,7 +43,8 @@ def paired_items(challenger: CellData, incumbent: CellData) -> pd.DataFrame:
     """Items graded pass/fail in both arms, with both outcomes and costs side by side."""
 
     def settled(data: CellData) -> pd.DataFrame:
-        items = data.items[data.items["outcome"].isin([Outcome.passed, Outcome.failed])]
+        rows = data.items.frame()
+        items = rows[rows["outcome"].isin([Outcome.passed, Outcome.failed])]
         return pd.DataFrame(
             {
                 "item_id": items["item_id"],

@@ -16,18 +16,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
 from ledgerrate import workloads
 from ledgerrate.core.hashing import LEGACY_SCHEME, HashScheme
 from ledgerrate.metrics.cells import CellData
 from ledgerrate.metrics.load import CellKey
+from ledgerrate.metrics.rows import is_missing
 from ledgerrate.schema import Registration, WorkloadRegistration
 
 
 def _known(values: list[Any]) -> list[str]:
     """The values `Series.dropna()` keeps (a hash column's: strings)."""
-    return [v for v in values if not pd.isna(v)]
+    return [v for v in values if not is_missing(v)]
 
 
 def _short(value: str) -> str:
@@ -68,7 +67,7 @@ def void_reasons(
         return reasons
     # bool() of each value, as pandas' astype(bool) reads them; on the column as a list, since a
     # pandas operation per column cost most of this function at 215 models.
-    simulated = sum(bool(v) for v in data.all_runs["simulated"].tolist())
+    simulated = sum(bool(v) for v in data.all_runs["simulated"])
     if simulated:
         reasons.append(f"{simulated} attempts were simulated, not measured")
     sealed = registration.workloads.get(workload) if registration else None
@@ -78,7 +77,7 @@ def void_reasons(
         reasons.append(f"{workload} was not registered for this edition")
     if sealed is None or items.empty:
         return reasons
-    answered = sorted(set(items["dataset_hash"].tolist()) - {sealed.dataset_hash})
+    answered = sorted(set(items["dataset_hash"]) - {sealed.dataset_hash})
     if answered:
         reasons.append(
             f"runs answered dataset {', '.join(map(_short, answered))}, not the registered "
@@ -87,13 +86,13 @@ def void_reasons(
     if accepted is None:
         scheme = registration.hash_scheme if registration else LEGACY_SCHEME
         accepted = _accepted_graders(workload, sealed, scheme)
-    graders = sorted(set(_known(items["grader_hash"].tolist())) - accepted)
+    graders = sorted(set(_known(items["grader_hash"])) - accepted)
     if graders:
         reasons.append(
             f"graded by grader {', '.join(map(_short, graders))}, not the registered "
             f"{_short(sealed.grader_hash)}"
         )
-    rubrics = sorted(set(_known(items["rubric_hash"].tolist())) - {sealed.rubric_hash})
+    rubrics = sorted(set(_known(items["rubric_hash"])) - {sealed.rubric_hash})
     if rubrics:
         reasons.append(
             f"judged against rubric {', '.join(map(_short, rubrics))}, not the registered "
@@ -107,7 +106,7 @@ def cross_mode_reasons(cells: Mapping[CellKey, CellData]) -> dict[CellKey, list[
     answered: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
     for (workload, model, mode), data in cells.items():
         if not data.items.empty:
-            hashes = frozenset(data.items["dataset_hash"].tolist())
+            hashes = frozenset(data.items["dataset_hash"])
             answered.setdefault((workload, model), {})[mode] = hashes
     found: dict[CellKey, list[str]] = {}
     for (workload, model), by_mode in answered.items():

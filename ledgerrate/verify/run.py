@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 from ledgerrate.core.bundle_format import STATEMENT, SUMS
@@ -90,7 +89,7 @@ def verify_edition(
     # Every run and grade log is read and validated once; each check below walks the records.
     logs = EditionLogs.read(paths.root)
     if recompute is None:
-        recompute = partial(_figures_from, logs)
+        recompute = _figures_from
 
     # 1. Every file parses; published files are as published (or corrected by an erratum).
     on_stage("files and publication")
@@ -185,18 +184,12 @@ def verify_edition(
     return report
 
 
-def _figures_from(logs: EditionLogs, root: Path) -> EditionResults:
-    """`metrics.report.edition_results`, fed the records verify has already read."""
-    from ledgerrate.metrics import meta
-    from ledgerrate.metrics.compute import compute_results
-    from ledgerrate.metrics.load import load_inputs
+def _figures_from(root: Path) -> EditionResults:
+    """`metrics.report.edition_results`: the logs read into columns again (metrics/columns.py),
+    after `check_schemas` has validated every line of them against the whole schema."""
+    from ledgerrate.metrics.report import edition_results
 
-    inputs = load_inputs(
-        root,
-        run_logs=[(log.path, log.records_or_raise()) for log in logs.runs],
-        grade_logs=[(log.path, log.records_or_raise()) for log in logs.grades],
-    )
-    return compute_results(inputs, meta.registry_meta)
+    return edition_results(root)
 
 
 def _check_bundle_manifest(paths: EditionPaths, report: Report) -> None:

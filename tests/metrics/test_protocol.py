@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ledgerrate.metrics import protocol as p
+from ledgerrate.metrics.rows import Rows
 
 
 def _items(
@@ -14,10 +15,10 @@ def _items(
     scope: str = "sample",
     second: list[bool | None] | None = None,
     outcome: list[str] | None = None,
-) -> pd.DataFrame:
+) -> Rows:
     n = len(judge)
     human = human or [None] * n
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "judge_passed": judge,
             "human_passed": human,
@@ -27,6 +28,7 @@ def _items(
             or [("pass" if j else "fail") if j is not None else "fail" for j in judge],
         }
     )
+    return Rows.of(frame)
 
 
 def _gaps(found: object) -> list[str]:
@@ -38,7 +40,7 @@ def test_no_judge_verdict_means_no_protocol_block() -> None:
     # What keeps sealed editions valid: their judged runs never reached a judge.
     pending = _items([None] * 15, outcome=["pending_judge"] * 15)
     assert p.judge_protocol(pending, same_family=False) is None
-    assert p.judge_protocol(pending.iloc[0:0], same_family=True) is None
+    assert p.judge_protocol(pending.where([False] * len(pending)), same_family=True) is None
 
 
 def test_unchecked_short_and_met() -> None:
@@ -101,7 +103,7 @@ def test_a_judged_cell_carries_its_block_when_no_run_has_a_verdict() -> None:
     failed = _items([None] * 5, outcome=["fail"] * 5)
     block = p.judge_protocol(failed, same_family=True, judged=True)
     assert block is not None and block.missing == [] and block.second_judge_required
-    empty = p.judge_protocol(pending.iloc[0:0], same_family=True, judged=True)
+    empty = p.judge_protocol(pending.where([False] * len(pending)), same_family=True, judged=True)
     assert empty is not None and empty.judged_runs == 0 and empty.missing == []
     assert empty.second_judge_required
     # Without a judge named (2026-11, 2026-11-b) the cell still carries none.
