@@ -186,6 +186,14 @@
     return found;
   }
 
+  // A value of the schema's enumerations as the site spells it: records written before a
+  // spelling changed keep the old one (schema/base.py, `Spelled`).
+  var OLD_SPELLINGS = { estimate: "estimated" };
+  function spelled(value) {
+    var text = String(value);
+    return OLD_SPELLINGS[text] || text.replace(/_/g, "-");
+  }
+
   function verdict(passed) {
     return passed === null || passed === undefined ? "none" : passed ? "pass" : "fail";
   }
@@ -203,17 +211,17 @@
     var usage = run.usage || {};
     var cost = run.cost || {};
     var line = el("p");
-    append(line, "Run ", el("code", run.run_id), " · " + run.status);
+    append(line, "Run ", el("code", run.run_id), " · " + spelled(run.status));
     if (run.failure) append(line, " (" + run.failure + ")");
     append(line, " · started " + run.started_at + " · latency " + cells[6].textContent);
     var tokens = " · tokens " + thousands(usage.input_tokens) + " in";
     if (usage.cached_input_tokens) tokens += " (+" + thousands(usage.cached_input_tokens) + " cached)";
     tokens += " / " + thousands(usage.output_tokens) + " out";
     if (usage.reasoning_tokens) tokens += " (" + thousands(usage.reasoning_tokens) + " reasoning)";
-    append(line, tokens + " (" + run.usage_basis + ") · cost " + cells[5].textContent +
+    append(line, tokens + " (" + spelled(run.usage_basis) + ") · cost " + cells[5].textContent +
       " (model " + money(cost.model_usd) + ", compute " + money(cost.compute_usd) + "; " +
-      run.cost_basis + ")");
-    if (run.status === table.dataset.infra) {
+      spelled(run.cost_basis) + ")");
+    if (spelled(run.status) === table.dataset.infra) {
       append(line, " · ", el("strong", "infrastructure exclusion: re-run, never counted"));
     }
     var source = run.source;
@@ -246,7 +254,7 @@
     var part = document.createDocumentFragment();
     var title = el("h3");
     append(title, "Checks (grade revision " + grade.revision + ", outcome ",
-      el("strong", grade.outcome), ")");
+      el("strong", spelled(grade.outcome)), ")");
     part.appendChild(title);
     var checks = el("table", null, "lr-checks");
     checks.appendChild(el("caption", "Each named check of this run's grade"));
@@ -335,14 +343,14 @@
     } else {
       var none = el("p");
       append(none, el("strong", "Not graded"), " (no grade record for this run" +
-        (run.status === table.dataset.infra ? ": infrastructure exclusions are never graded" : "") + ").");
+        (spelled(run.status) === table.dataset.infra ? ": infrastructure exclusions are never graded" : "") + ").");
       section.appendChild(none);
     }
     return section;
   }
 
   async function show() {
-    var rows = Array.from(table.querySelectorAll("tbody tr[data-run]"));
+    var rows = Array.from(table.querySelectorAll("tbody tr[id^='run-']"));
     if (!rows.length) return;
     if (!table.dataset.runLog || typeof DecompressionStream === "undefined") {
       status.textContent = "Each run's detail is in the logs linked above (this browser cannot read them here).";
@@ -358,7 +366,7 @@
     var sections = [];
     for (var i = 0; i < rows.length; i++) {
       var row = rows[i];
-      var run = runs.get(row.dataset.run);
+      var run = runs.get(row.id.slice("run-".length));
       if (!run) continue;
       row.dataset.anchor = row.id;
       sections.push(await detailOf(run, grades.get(run.run_id), row));
