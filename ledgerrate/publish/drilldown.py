@@ -294,6 +294,8 @@ def _render_workload(
             manifest_digest,
             dataset_digest,
             released,
+            # The page's banner says so while the window is open (the manifest's own time).
+            edition.provisional,
             digests,
         )
         name = names.get(cell.model, cell.model)
