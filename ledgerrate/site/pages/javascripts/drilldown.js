@@ -198,8 +198,20 @@
     return passed === null || passed === undefined ? "none" : passed ? "pass" : "fail";
   }
 
+  // A record's exact amount (a decimal string, which Python may write as 1.08167E-7) in plain
+  // digits, every one kept.
+  function plainDecimal(text) {
+    var m = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(text);
+    if (!m) return text;
+    var digits = m[2] + (m[3] || "");
+    var point = m[2].length + Number(m[4]);
+    if (point <= 0) return m[1] + "0." + "0".repeat(-point) + digits;
+    if (point >= digits.length) return m[1] + digits + "0".repeat(point - digits.length);
+    return m[1] + digits.slice(0, point) + "." + digits.slice(point);
+  }
+
   function money(value) {
-    return "$" + String(value === undefined || value === null ? 0 : value);
+    return "$" + plainDecimal(String(value === undefined || value === null ? 0 : value));
   }
 
   function heading(level, text) {
