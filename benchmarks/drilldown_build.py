@@ -17,8 +17,10 @@ folder (`$LEDGERRATE_CACHE_DIR`), never the machine's:
                 outcome), after "pages cold": that cell's page is remade, the rest from the cache
 
 For each build: the toolchain's CPU and wall, the share of it spent inside mkdocs, and the
-drill-down stage's own CPU. The sides run interleaved (`--rounds`: without, with, without, ...)
-and the least CPU of each side is kept, so a burst of load on a shared machine falls on both.
+drill-down stage's own CPU; then the sizes of the "with" site, on disk as `du` counts them:
+the whole, without the raw logs (`data/<edition>/runs|grades|probes|bodies`), and `runs/`.
+The sides run interleaved (`--rounds`: without, with, without, ...) and the least CPU of each
+side is kept, so a burst of load on a shared machine falls on both.
 
     .venv/bin/python benchmarks/drilldown_build.py [--editions editions]
     .venv/bin/python benchmarks/drilldown_build.py --scale /work/scale/q20   # 40 models: 7,800 runs
@@ -185,6 +187,42 @@ def build_side(
     return rows
 
 
+RAW_LOGS = ("runs", "grades", "probes", "bodies")  # under data/<edition>/: the published logs
+
+
+def disk_use(root: Path, *, skip_logs: bool = False) -> tuple[int, int]:
+    """(bytes on disk as `du` counts them, bytes of the files) under `root`, each inode once
+    (the site's downloads are hard links to the products cache), folders included;
+    `skip_logs`: without the raw logs of `data/<edition>/`."""
+    seen: set[tuple[int, int]] = set()
+    disk = size = 0
+    for folder, dirs, files in os.walk(root):
+        rel = Path(folder).relative_to(root).parts
+        if skip_logs and len(rel) == 2 and rel[0] == "data":
+            dirs[:] = [d for d in dirs if d not in RAW_LOGS]
+        for name in [".", *files]:
+            st = os.lstat(os.path.join(folder, name))
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            disk += st.st_blocks * 512
+            size += st.st_size if name != "." else 0
+    return disk, size
+
+
+def site_sizes(site: Path) -> str:
+    mb = 1024 * 1024
+    runs, runs_bytes = disk_use(site / "runs")
+    whole, _ = disk_use(site)
+    no_logs, _ = disk_use(site, skip_logs=True)
+    cells = sum(1 for _ in (site / "runs").glob("*/*/*/*/index.html"))
+    return (
+        f"site {whole / mb:.0f} MB on disk, {no_logs / mb:.0f} MB without the raw logs; "
+        f"runs/ {runs / mb:.0f} MB on disk ({runs_bytes / mb:.0f} MB of files), "
+        f"{cells} cell pages"
+    )
+
+
 def count_runs(editions: Path) -> int:
     """Registered run records over every edition (what the drill-down pages show)."""
     total = 0
@@ -220,7 +258,11 @@ def main() -> None:
                 sides[side].append(rows)
                 for row in rows:
                     print(row.line(), flush=True)
-        pages = sum(1 for _ in (scratch / "out-with" / "docs" / "runs").rglob("index.md"))
+        # Cell pages are the folders' index.html (outside mkdocs); items pages are markdown.
+        docs_runs = scratch / "out-with" / "docs" / "runs"
+        pages = sum(1 for _ in docs_runs.glob("*/*/*/*/index.html"))
+        pages += sum(1 for _ in docs_runs.glob("*/*/index.md"))
+        sizes = site_sizes(scratch / "out-with" / "site")
         if args.profile:
             # An extra build, not counted above: the profiler slows what it watches.
             prof = scratch / "drill.prof"
@@ -239,6 +281,7 @@ def main() -> None:
     # The children import the package of this benchmark's own tree (their working folder).
     print(f"(code: {REPO / 'ledgerrate'}; load now {_load()})")
     print(f"({count_runs(editions)} run records in {editions}; {pages} drill-down pages)")
+    print(f"with: {sizes}")
     for without, with_ in zip(best["without"], best["with"], strict=True):
         name = without.label.split(": ", 1)[1]
         print(

@@ -1,10 +1,17 @@
 """Per-cell drill-down pages: every run of a cell, down to the item and the check.
 
-One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`), rendered from one template
-with the cell's run and grade records, one section per attempt: a link to the item on the
-workload's items page, what the model was sent after its first turn (agentic runs), the
-model's answer, every check with its detail, the judge's verdict, tokens, cost, latency and, for
-agentic runs, every step with its tool calls and the tools' answers.
+One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`): data plus one page. The page is
+plain HTML from one jinja template with autoescape on (`run_cell.html.j2`), written as the
+folder's `index.html` outside the static site engine, which copies it as it is: a few KB, where
+the same page through mkdocs-material was 54 KB (23 KB of it the theme's frame), 2.2 GB at ten
+215-model editions. Without scripts it is the cell's runs table (one row per attempt with its
+stable anchor `#run-<id>`, its item's link, status, outcome, checks passed, tokens, cost and
+latency) and the links to the run and grade logs. The data is those published logs themselves
+(`data/<edition>/runs|grades/…jsonl.gz`, with `bodies/` beside them): `javascripts/drilldown.js`,
+served from the site, reads them and adds each run's detail (what the model was sent after its
+first turn, its answer, every check with its detail, the judge's verdict and, for agentic runs,
+every step with its tool calls and the tools' answers), with DOM calls only, so model text stays
+text. Nothing is stored twice for it.
 
 One items page per edition and workload (`runs/<edition>/<workload>/`): each item's input the
 model saw (each distinct prompt once, whatever number of models and modes were sent it), the
@@ -21,13 +28,13 @@ cost nothing on a rebuild that changes no record.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 
-from jinja2 import Environment, Template
+from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
 
+from ledgerrate.publish import card, fmt
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product
 from ledgerrate.publish.drilldown_records import (
     Attempt,
@@ -38,19 +45,19 @@ from ledgerrate.publish.drilldown_records import (
     published_dataset,
 )
 from ledgerrate.publish.load import Edition
-from ledgerrate.publish.safe import pre_block, segment
-from ledgerrate.schema import CellResult, RunRecord, RunStatus, WorkloadResult
+from ledgerrate.publish.safe import segment
+from ledgerrate.publish.site import footer
+from ledgerrate.schema import MANUAL_MODEL, CellResult, RunRecord, RunStatus, WorkloadResult
 
-TEMPLATE = "run_cell.md.j2"
+TEMPLATE = "run_cell.html.j2"
 ITEMS_TEMPLATE = "run_items.md.j2"
+PAGE = "index.html"  # a cell page's file: served as its folder's URL, outside mkdocs
 # Long texts are cut on the page (the raw log download has them whole, and the dataset file
-# is linked): a cell's page stays small enough that an edition of 10^4 runs builds quickly.
+# is linked): the items page here, and each run's detail in the browser (the cell page carries
+# the limits to javascripts/drilldown.js).
 INPUT_LIMIT = 3000
 ANSWER_LIMIT = 4000
 TOOL_LIMIT = 2000
-# Escaped texts kept per build for what many cells show alike (a baseline's request, which is
-# not a chat body and so stays on its cell page): a bound, not a need.
-SHARED_TEXTS = 1024
 
 
 def page_dir(edition_id: str, workload: str, model: str, mode: str) -> str:
@@ -77,9 +84,63 @@ def _seed_released(edition: Edition, workload: str) -> bool:
 
 
 def link(cell: CellResult, edition_id: str, root: str, text: str = "runs") -> Markup:
-    """A markdown link to the cell's drill-down page (checked by mkdocs --strict)."""
-    target = f"{root}{page_dir(edition_id, cell.workload, cell.model, str(cell.mode))}/index.md"
-    return Markup(f"[{text}]({target})")
+    """An HTML link to the cell's drill-down page at its folder URL, as mkdocs wrote the link to
+    an `index.md` page (the page is a static `index.html` now, which mkdocs does not check: the
+    results tables are raw HTML blocks, and `engine/raw_html.py` checks that it lands)."""
+    target = f"{root}{page_dir(edition_id, cell.workload, cell.model, str(cell.mode))}/"
+    return Markup('<a href="{}">{}</a>').format(Markup(target), text)
+
+
+def html_env(pages: Environment) -> Environment:
+    """The cell pages' jinja environment, reading the templates `pages` reads: HTML, so
+    autoescape on (the markdown pages' escaping, `safe.finalize`, is for markdown). Not
+    `pages`' compiled-template cache: jinja's bytecode does not record how it was escaped."""
+    env = Environment(
+        loader=pages.loader,
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(fmt=fmt)
+    return env
+
+
+def _banners(edition: Edition) -> list[tuple[str, str]]:
+    """The notes every page of the edition opens with (`_macros.md.j2:reference_banner`)."""
+    notes = []
+    manifest = edition.manifest
+    if manifest.reference_only:
+        notes.append(
+            (
+                "Reference baselines: no language model was called.",
+                f"Every figure of edition {edition.id} comes from deterministic reference "
+                "solvers; their cost is compute time, not model tokens.",
+            )
+        )
+    else:
+        for found in (
+            card.local_model_statement(manifest),
+            card.self_judging_statement(manifest, edition.results),
+        ):
+            if found:
+                notes.append((found.heading, found.text))
+    if edition.provisional:
+        notes.append(
+            (
+                "Provisional.",
+                f"The window of edition {edition.id} is open until "
+                f"{manifest.window.closes}: runs may still be added and these figures are not "
+                "yet published.",
+            )
+        )
+    return notes
+
+
+def _model_href(model: str, root: str) -> str:
+    if model == MANUAL_MODEL:  # the manual arm is no model: its page is the method's
+        return f"{root}methodology/1.0/manual-arm/"
+    return f"{root}models/{segment(model)}/"
 
 
 def anchor(record: RunRecord) -> Markup:
@@ -89,7 +150,6 @@ def anchor(record: RunRecord) -> Markup:
 
 def _render(
     template: Template,
-    shared_pre: Callable[..., Markup],
     edition: Edition,
     cell: CellResult,
     found: list[Attempt],
@@ -100,13 +160,16 @@ def _render(
     released = _seed_released(edition, cell.workload)
     ctx = {
         "root": root,
+        "brand": edition.manifest.brand,
         "edition": edition,
         "cell": cell,
         "name": name,
+        "model_href": _model_href(cell.model, root),
+        "banners": _banners(edition),
         "attempts": found,
-        "items_page": Markup("../../index.md"),
-        # The same page as a URL, for links inside the raw HTML blocks (directory URLs).
-        "items_url": Markup("../../"),
+        "ingested": [a.run for a in found if a.run.source],
+        # The workload's items page, as a URL (this page is outside mkdocs: directory URLs).
+        "items_url": "../../",
         "item_anchor": item_anchor,
         "released": released and dataset is not None,
         "seed_released": released,
@@ -121,7 +184,7 @@ def _render(
         "anchor": anchor,
         "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT, "tool": TOOL_LIMIT},
         "infra": RunStatus.infra_excluded,
-        "pre_shared": shared_pre,
+        "footer": footer(edition),
     }
     text = template.render(ctx)
     return (text.rstrip("\n") + "\n").encode("utf-8")
@@ -167,16 +230,14 @@ def render_drilldowns(
     (on the first of its pages not in the cache); each cell's two logs are parsed once (the
     items page reuses what its cells' pages parsed); an item's input and expected answer are
     escaped once, on the items page, and each run links there instead of repeating them."""
-    templates = (env.get_template(TEMPLATE), env.get_template(ITEMS_TEMPLATE))
-    shared_pre = lru_cache(maxsize=SHARED_TEXTS)(pre_block)
+    compiled = (html_env(env).get_template(TEMPLATE), env.get_template(ITEMS_TEMPLATE))
     jobs = [(edition, workload) for edition in editions for workload in edition.results.workloads]
-    job = partial(_render_workload, templates, shared_pre, docs, cache)
+    job = partial(_render_workload, compiled, docs, cache)
     return sum(map_cached(job, jobs, cache, fork=fork))
 
 
 def _render_workload(
     templates: tuple[Template, Template],
-    shared_pre: Callable[..., Markup],
     docs: Path,
     cache: BuildCache,
     job: tuple[Edition, WorkloadResult],
@@ -201,7 +262,7 @@ def _render_workload(
 
     def make(i: int, cell: CellResult, name: str, root: str) -> bytes:
         found = attempts_of(i, cell)
-        return _render(template, shared_pre, edition, cell, found, dataset_of(), name, root)
+        return _render(template, edition, cell, found, dataset_of(), name, root)
 
     def make_items(root: str) -> bytes:
         found = [attempts_of(i, c) for i, c in enumerate(workload.cells)]
@@ -233,12 +294,14 @@ def _render_workload(
             manifest_digest,
             dataset_digest,
             released,
+            # The page's banner says so while the window is open (the manifest's own time).
+            edition.provisional,
             digests,
         )
         name = names.get(cell.model, cell.model)
         # Linked, not read and written again: 30,000 such pages at ten 215-model editions.
         page = cache.product_path("drilldown", key, partial(make, i, cell, name, root))
-        place_product(page, docs / rel / "index.md")
+        place_product(page, docs / rel / PAGE)
     if not workload.cells:
         return 0
     rel = items_dir(edition.id, workload.workload)

@@ -46,7 +46,7 @@ class ProductCode:
 _WORKLOADS = ("workloads", "synth")
 _DRILLDOWN = ProductCode(
     ("ledgerrate.publish.drilldown", "ledgerrate.publish.pages"),
-    site=("templates/run_cell.md.j2", "templates/run_items.md.j2", "templates/_macros.md.j2"),
+    site=("templates/run_cell.html.j2", "templates/run_items.md.j2", "templates/_macros.md.j2"),
     libraries=("jinja2",),
 )
 

@@ -659,14 +659,84 @@ def test_one_drill_down_per_workload_reads_the_checks(
 def test_drill_down_shows_agentic_steps_and_keeps_model_text_inert(
     browser: object, server: str, leaks: list[str]
 ) -> None:
+    """The script reads the cell's logs and shows each run in full: the agent's steps behind a
+    disclosure opened from the keyboard, the request read back with its strings from bodies/,
+    and a hostile answer as text."""
     page = _page(browser, server, leaks)
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/execute.month-end.v1/cheap/agentic/"))  # type: ignore[attr-defined]
+    steps = page.locator("details.lr-steps summary").first  # type: ignore[attr-defined]
+    assert "Agent steps" in steps.inner_text()
+    assert "The tool answered" not in page.inner_text("article")  # type: ignore[attr-defined]
+    steps.focus()
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
     body = page.inner_text("article")  # type: ignore[attr-defined]
-    assert "Agent steps" in body and "Tool call" in body and "The tool answered" in body
+    assert "Tool call" in body and "The tool answered" in body
+    assert "request's stored strings are missing" not in body
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/extract.invoice.v1/big/single-shot/"))  # type: ignore[attr-defined]
+    page.locator("section.lr-run-detail").first.wait_for()  # type: ignore[attr-defined]
     assert HOSTILE in page.inner_text("article")  # type: ignore[attr-defined]  # shown as text
     assert page.evaluate("() => window.__pwned === undefined")  # type: ignore[attr-defined]
     assert page.locator("article img[src=x], article script").count() == 0  # type: ignore[attr-defined]
+
+
+def test_drill_down_without_scripts_reaches_every_run_and_its_logs(
+    browser: object, server: str
+) -> None:
+    """Scripts off, a cell page is its runs table: a row per run of the published sitting, each
+    with its anchor and its item's link, and the logs that hold the rest, which download. A run's
+    link from elsewhere lands on its row; axe finds nothing serious on the page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(java_script_enabled=False)  # type: ignore[attr-defined]
+    page = context.new_page()
+    cell = f"runs/{TWO_MODELS}/execute.month-end.v1/cheap/agentic/"
+    page.goto(urljoin(server, cell))
+    rows = page.locator("table.lr-runs tbody tr[id^='run-']")
+    run_ids = [row.get_attribute("id").removeprefix("run-") for row in rows.all()]
+    log = page.locator("a[href$='.jsonl.gz']").first
+    response = page.request.get(urljoin(page.url, log.get_attribute("href")))
+    assert response.status == 200
+    import gzip
+    import json
+
+    records = [json.loads(line) for line in gzip.decompress(response.body()).splitlines()]
+    assert sorted(run_ids) == sorted(r["run_id"] for r in records if r["kind"] == "registered")
+    assert page.locator("section.lr-run-detail").count() == 0  # no script, no detail
+    page.goto(urljoin(server, f"{cell}#run-{run_ids[-1]}"))
+    assert page.locator(f"tr[id='run-{run_ids[-1]}']").count() == 1
+    assert page.locator("th[scope=col]").count() >= 8 and page.locator("html[lang=en]").count()
+    context.close()
+    # axe runs as a script itself: the page without its own script is the same page with the
+    # script's request refused.
+    context = browser.new_context()  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.route("**/javascripts/drilldown.js", lambda route: route.abort())
+    page.goto(urljoin(server, cell))
+    assert page.locator("section.lr-run-detail").count() == 0
+    violations = Axe().run(page).response["violations"]
+    assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
+    context.close()
+
+
+def test_drill_down_is_usable_from_the_keyboard(
+    browser: object, server: str, leaks: list[str]
+) -> None:
+    """The first Tab reaches the skip link, which moves the focus to the runs; a run's detail
+    link moves it to that run's heading, named for the item and attempt."""
+    page = _page(browser, server, leaks)
+    page.goto(urljoin(server, f"runs/{TWO_MODELS}/extract.invoice.v1/big/single-shot/"))  # type: ignore[attr-defined]
+    page.locator("section.lr-run-detail").first.wait_for()  # type: ignore[attr-defined]
+    page.keyboard.press("Tab")  # type: ignore[attr-defined]
+    assert page.evaluate("document.activeElement.className") == "lr-skip"  # type: ignore[attr-defined]
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    assert page.evaluate("document.activeElement.id") == "main"  # type: ignore[attr-defined]
+    detail = page.locator("table.lr-runs tbody tr a[href^='#run-']").first  # type: ignore[attr-defined]
+    target = detail.get_attribute("href")[1:]
+    detail.focus()
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    heading = page.locator(f"h2[id='{target}']")  # type: ignore[attr-defined]
+    assert heading.count() == 1 and heading.inner_text().startswith("Item ")
+    assert page.url.endswith(f"#{target}")  # type: ignore[attr-defined]
 
 
 def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
@@ -738,6 +808,8 @@ def test_axe_core_finds_no_serious_violation_on_any_kind_of_page(
     for kind, rel in PAGE_KINDS.items():
         page.goto(urljoin(server, rel))  # type: ignore[attr-defined]
         page.wait_for_load_state("load")  # type: ignore[attr-defined]
+        if kind == "runs":  # each run's detail, added by the script from the logs
+            page.locator("section.lr-run-detail").first.wait_for()  # type: ignore[attr-defined]
         violations = axe.run(page).response["violations"]
         serious = [
             f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
@@ -807,7 +879,7 @@ def test_sortable_tables_keep_their_columns_apart(
     """A table made sortable carries a class, which the theme's table style skips: its cells
     must still be padded, or "1" and "model-failure" read as "1model-failure"."""
     page = _page(browser, server, leaks)
-    page.goto(urljoin(server, PAGE_KINDS["runs"]))  # type: ignore[attr-defined]
+    page.goto(urljoin(server, PAGE_KINDS["workload"]))  # type: ignore[attr-defined]
     page.wait_for_selector("table.lr-sortable td")  # type: ignore[attr-defined]
     left, right = page.evaluate(  # type: ignore[attr-defined]
         """() => { const s = getComputedStyle(document.querySelector('table.lr-sortable td'));

@@ -39,7 +39,7 @@ from ledgerrate.schema import (
 from ledgerrate.stats.power import power_plan
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
 PAYLOADS = (
     "<script>alert(1)</script>",
@@ -392,6 +392,30 @@ def rendered_two_editions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
         shutil.copytree(master / folder, tmp_path / folder, symlinks=True)
     _stand_in(fixtures, monkeypatch)
     return tmp_path / "docs"
+
+
+# Items pages each test of the engine's plug-ins adds, copies of the real ones: enough pages of
+# the one kind outside the navigation and the search for a plug-in to learn, confirm and reuse.
+ITEMS_COPIES = 8
+
+
+def with_items_copies(docs: Path, copies: int = ITEMS_COPIES) -> Path:
+    """`docs` with `copies` more items pages (`runs/<edition>/<workload>-copy<N>/`), copied from
+    the rendered ones. The cell pages, on which the plug-ins were tested, are plain HTML written
+    outside mkdocs now (publish/drilldown.py): the items pages are the kind left to them, and
+    the two editions have two. Their links are relative at the same depth, so each still lands."""
+    pages = sorted(docs.glob("runs/*/*/index.md"))
+    for i in range(copies):
+        page = pages[i % len(pages)]
+        target = page.parent.parent / f"{page.parent.name}-copy{i}" / "index.md"
+        target.parent.mkdir(parents=True)
+        shutil.copyfile(page, target)
+    return docs
+
+
+def mkdocs_drilldowns(paths: Iterable[str]) -> list[str]:
+    """The drill-down pages of a built site that mkdocs wrote: the items pages, not the cells'."""
+    return [p for p in paths if p.startswith("runs/") and p.count("/") == 3]
 
 
 def texts_sent_through(

@@ -34,15 +34,15 @@ def _build(tmp_path: Path, *, release_seeds: bool) -> tuple[Path, BuildCache]:
 def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Path) -> None:
     docs, cache = _build(tmp_path, release_seeds=False)
     runs = docs / "runs" / "2026-07" / WL
-    cell = (runs / "small" / "single-shot" / "index.md").read_text()
+    cell = (runs / "small" / "single-shot" / "index.html").read_text()
     assert PROMPT not in cell and "Input the model saw" not in cell
-    targets = re.findall(r'<a href="\.\./\.\./#([A-Za-z0-9._-]+)">(item&#45;0\d)</a>', cell)
+    targets = re.findall(r'<a href="\.\./\.\./#([A-Za-z0-9._-]+)">(item-0\d)</a>', cell)
     targets = [(text, anchor) for anchor, text in targets]
-    assert [t[0] for t in targets] == ["item&#45;00", "item&#45;01"]  # escaped as any id
+    assert [t[0] for t in targets] == ["item-00", "item-01"]  # each run's item, in item order
     items = (runs / "index.md").read_text()
     assert items.count(PROMPT) == 2  # each item's input once, for all three models
     for item_id, anchor in targets:
-        assert anchor.startswith(f"item-{item_id.replace('&#45;', '-')}-prompt-")
+        assert anchor.startswith(f"item-{item_id}-prompt-")
         assert f'<p id="{anchor}" class="lr-item-input">' in items  # the link lands
     assert "sent in 3 runs" in items
     # The prompt is escaped as every record's text is: shown, never live.

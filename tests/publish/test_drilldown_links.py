@@ -1,11 +1,14 @@
-"""The drill-down pages' raw HTML skips markdown (publish/engine/raw_html.py), so markdown no longer
-checks their links (the plugin only checks that each lands on a file): here every link of every
-built drill-down page must land, on a file of the site and, for a fragment, on an element with
-that id; and each page keeps every run it had."""
+"""The items pages' raw HTML skips markdown (publish/engine/raw_html.py), and the cell pages are
+plain HTML written outside mkdocs (publish/drilldown.py), so markdown checks neither's links (the
+plugin only checks that each raw link lands on a file): here every link of every built
+drill-down page must land, on a file of the site and, for a fragment, on an element with that
+id; and each cell page keeps a row, with its anchor, for every run of its log."""
 
 from __future__ import annotations
 
+import gzip
 import html.parser
+import json
 import posixpath
 from html import unescape
 from pathlib import Path
@@ -27,7 +30,7 @@ class _Links(html.parser.HTMLParser):
         super().__init__()
         self.hrefs: list[str] = []
         self.ids: set[str] = set()
-        self.runs = 0
+        self.runs: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
@@ -35,8 +38,8 @@ class _Links(html.parser.HTMLParser):
             self.ids.add(str(found["id"]))
         if tag == "a" and found.get("href"):
             self.hrefs.append(str(found["href"]))
-        if tag == "div" and found.get("class") == "lr-run-detail":
-            self.runs += 1
+        if tag == "tr" and str(found.get("id") or "").startswith("run-"):
+            self.runs.append(str(found["id"]).removeprefix("run-"))
 
 
 def _scan(path: Path) -> _Links:
@@ -98,11 +101,12 @@ def test_cell_pages_keep_every_run_escaped(built: Path) -> None:
     page = built / "runs" / "2026-07" / WL / "small" / "single-shot" / "index.html"
     text = page.read_text("utf-8")
     scan = _scan(page)
-    docs = built.parent / "docs" / "runs" / "2026-07" / WL / "small" / "single-shot" / "index.md"
-    assert scan.runs == docs.read_text("utf-8").count('<div class="lr-run-detail">') > 0
-    assert MARKER not in text  # the raw HTML was put back where the marker stood
+    log = built / "data" / "2026-07" / "runs" / WL / "small" / "single-shot.jsonl.gz"
+    lines = gzip.decompress(log.read_bytes()).decode("utf-8").splitlines()
+    in_log = sorted(json.loads(line)["run_id"] for line in lines if line.strip())
+    assert sorted(scan.runs) == in_log and in_log  # a row per run, each with its anchor
     assert HOSTILE not in text and "<script>alert" not in text
-    # The introduction went through markdown: its links are URLs, not .md files.
+    # Written outside mkdocs, its links are URLs, never .md files.
     assert ".md" not in "".join(h for h in scan.hrefs if not h.startswith("http"))
 
 
@@ -169,6 +173,20 @@ def test_each_anchor_of_a_missing_page_is_reported_and_a_landing_one_is_not() ->
     assert broken_links("runs/index.md", html, files.__contains__) == [
         "../gone/#i-1",
         "../gone/#i-2",
+    ]
+
+
+def test_a_folder_link_lands_on_a_page_or_on_a_plain_index_html() -> None:
+    # A results table links each cell's runs at its folder URL; the cell page is the folder's
+    # index.html, written outside mkdocs. A folder with neither is still a broken link.
+    files = {"runs/e/w/m/single-shot/index.html", "workloads/w/index.md", "runs/e/w/m/x.html"}
+    html = (
+        '<a href="../../runs/e/w/m/single-shot/">15 runs</a> <a href="../w/">w</a> '
+        '<a href="../../runs/e/w/m/agentic/">15 runs</a> <a href="../../runs/e/w/m/">m</a>'
+    )
+    assert broken_links("workloads/w/index.md", html, files.__contains__) == [
+        "../../runs/e/w/m/agentic/",
+        "../../runs/e/w/m/",
     ]
 
 

@@ -1,6 +1,6 @@
 """The drill-down stage does each shared piece of work once per build: one compiled template
-for every page, one read of a workload's published dataset for all its cells, and the escaped
-input of an item reused on every page that shows it, with the pages unchanged."""
+for every page of a kind, one read of a workload's published dataset for all its cells, and
+each page linked from the cache entry that holds it."""
 
 from __future__ import annotations
 
@@ -51,25 +51,26 @@ def test_dataset_read_and_template_fetched_once_per_build(
         env.get_template = get_template
         return real_stage(env, editions, docs, cache, **options)
 
+    real_env = drilldown.html_env
+
+    def cell_env(pages):  # the cell pages' own environment (HTML, autoescaped)
+        env = real_env(pages)
+        real_get = env.get_template
+
+        def get_template(name, *args, **kwargs):
+            fetched.append(name)
+            return real_get(name, *args, **kwargs)
+
+        env.get_template = get_template
+        return env
+
     monkeypatch.setattr(drilldown, "render_drilldowns", stage)
+    monkeypatch.setattr(drilldown, "html_env", cell_env)
     _, cells = _render(tmp_path, "docs", *_edition(tmp_path))
     assert cells > 1  # more than one cell of the workload, so "once" is not "per cell"
     assert sorted(reads) == sorted(set(reads)) == [("2026-07", WL)]
     assert fetched.count(drilldown.TEMPLATE) == 1
-
-
-def test_shared_escaping_leaves_every_page_as_plain_escaping_writes_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root, fixtures = _edition(tmp_path)
-    shared_docs, _ = _render(tmp_path, "shared", root, fixtures)
-    # The same build with the remembered escaping off: pre() itself, on every call.
-    monkeypatch.setattr(drilldown, "lru_cache", lambda maxsize: lambda f: f)
-    plain_docs, _ = _render(tmp_path, "plain", root, fixtures)
-    pages = sorted(p.relative_to(shared_docs) for p in (shared_docs / "runs").rglob("index.md"))
-    assert pages
-    for rel in pages:
-        assert (shared_docs / rel).read_bytes() == (plain_docs / rel).read_bytes(), rel
+    assert fetched.count(drilldown.ITEMS_TEMPLATE) == 1
 
 
 def test_each_page_is_its_cached_entry_linked_not_copied(tmp_path: Path) -> None:
@@ -79,7 +80,7 @@ def test_each_page_is_its_cached_entry_linked_not_copied(tmp_path: Path) -> None
     root, fixtures = _edition(tmp_path)
     docs, cells = _render(tmp_path, "docs", root, fixtures)
     entries = list((tmp_path / "cache-docs" / "products" / "drilldown").iterdir())
-    pages = sorted((docs / "runs").glob("*/*/*/*/index.md"))
+    pages = sorted((docs / "runs").glob("*/*/*/*/index.html"))
     assert len(pages) == cells == len(entries)
     for page in pages:
         assert any(page.samefile(entry) for entry in entries), page

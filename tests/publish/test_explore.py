@@ -134,12 +134,19 @@ def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path)
     first = _render(root, tmp_path / "docs1", fixtures, tmp_path / "cache")
     cells = sum(len(w.cells) for r in fixtures.values() for w in r.workloads)
     assert first.misses.get("drilldown") == cells
-    page = (tmp_path / "docs1" / f"runs/2026-07/{WL}/small/single-shot/index.md").read_text()
-    assert page.startswith("---\nsearch:\n  exclude: true\n---\n")
-    assert "<script>" not in page and "<img src" not in page and "](javascript" not in page
-    assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in page  # shown, inert
-    assert HOSTILE not in page and len(PAYLOADS) > 1
-    assert "<tr><td>total</td><td>pass</td>" in page  # the check, with its result
+    page = (tmp_path / "docs1" / f"runs/2026-07/{WL}/small/single-shot/index.html").read_text()
+    assert page.startswith('<!doctype html>\n<html lang="en">')
+    # The model's name is hostile: shown as text, never live. The page's one script is ours,
+    # from the site; the hostile answer is not on the page at all (the script reads the log).
+    assert "Small &lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert HOSTILE not in page and "<img src" not in page and len(PAYLOADS) > 1
+    assert page.count("<script") == 1
+    assert '<script src="../../../../../javascripts/drilldown.js" defer></script>' in page
+    # Every run's row: its anchor, its outcome and checks passed, and the log the script reads.
+    assert page.count('<tr id="run-') == 2
+    assert "<td>pass</td><td>1 of 1</td>" in page
+    log = f"../../../../../data/2026-07/runs/{WL}/small/single-shot.jsonl.gz"
+    assert f'data-run-log="{log}"' in page
     # Seeds not released: no ground truth on the items page the runs link to.
     assert '<a href="../../#item-item-00' in page
     items = (tmp_path / "docs1" / f"runs/2026-07/{WL}/index.md").read_text()
@@ -152,5 +159,5 @@ def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path)
     assert again.hits.get("drilldown") == cells and not again.misses.get("drilldown")
     assert again.hits.get("drilldown-items") == 2 and not again.misses.get("drilldown-items")
     assert (
-        tmp_path / "docs2" / f"runs/2026-07/{WL}/small/single-shot/index.md"
+        tmp_path / "docs2" / f"runs/2026-07/{WL}/small/single-shot/index.html"
     ).read_text() == page

@@ -18,7 +18,12 @@ from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine import parallel_pages
 from ledgerrate.publish.engine.raw_html import RawHtml
 from ledgerrate.publish.engine.run import run_mkdocs
-from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.factory import (
+    mkdocs_drilldowns,
+    rendered_two_editions,
+    tree_bytes,
+    with_items_copies,
+)
 
 
 def _children_record(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
@@ -55,7 +60,7 @@ def _dealt(costs: Any, delegable: Any, processes: int) -> list[list[int]]:
 def test_the_site_is_byte_identical_to_one_process_writing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int, deal: str
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
     run_mkdocs(docs, tmp_path / "one")
     log = tmp_path / "children.jsonl"
     with monkeypatch.context() as patch:
@@ -75,7 +80,7 @@ def test_the_site_is_byte_identical_to_one_process_writing_it(
     # Children write drill-down pages only: the pages outside the navigation and the search.
     assert all(uri.startswith("runs/") for uri in written), written
     if deal == "dealt":  # the parent wrote drill-down pages of every kind beside the child's
-        drilldowns = [p for p in several if p.startswith("runs/") and p.endswith(".html")]
+        drilldowns = mkdocs_drilldowns(several)
         assert 0 < len(written) < len(drilldowns) - 2
 
 
@@ -92,7 +97,7 @@ def _break_last_drilldown(docs: Path) -> str:
 def test_a_broken_link_in_a_childs_page_fails_the_strict_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: int
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
     broken = _break_last_drilldown(docs)
     log = tmp_path / "children.jsonl"
     with monkeypatch.context() as patch:
@@ -108,7 +113,7 @@ def test_a_broken_link_in_a_childs_page_fails_the_strict_build(
 def test_a_child_that_fails_or_dies_fails_the_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
 
     def fails(pages: Any, *args: Any) -> Any:
         raise RuntimeError("a child's page went wrong")
@@ -127,7 +132,7 @@ def test_a_child_that_fails_or_dies_fails_the_build(
 def test_a_failed_build_leaves_no_child_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
     pid_file = tmp_path / "child.pid"
 
     def slow(pages: Any, *args: Any) -> Any:

@@ -73,7 +73,7 @@ def test_a_code_change_remakes_only_the_products_made_by_that_code(
     assert misses == {}
     assert hits["drilldown"] == made["drilldown"] and hits["gzip"] == made["gzip"]
     # The drill-down's template: its pages, and nothing else.
-    _edit(package / "site" / "templates" / "run_cell.md.j2", "{# reworded #}\n")
+    _edit(package / "site" / "templates" / "run_cell.html.j2", "{# reworded #}\n")
     assert build("drilldown-template")[0] == {
         "drilldown": made["drilldown"],
         "drilldown-items": made["drilldown-items"],

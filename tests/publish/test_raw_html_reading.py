@@ -16,7 +16,11 @@ from hypothesis import strategies as st
 from ledgerrate.publish.engine import raw_html
 from ledgerrate.publish.engine.raw_html import MARKER, REGION_END, REGION_START, RawHtml, read_head
 from ledgerrate.publish.engine.run import run_mkdocs
-from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.factory import (
+    rendered_two_editions,
+    tree_bytes,
+    with_items_copies,
+)
 
 # The regex `_split` used before `str.find`: the reference it must agree with.
 _REGION = re.compile(f"\n{re.escape(REGION_START)}\n(.*?)\n{re.escape(REGION_END)}\n", re.DOTALL)
@@ -114,7 +118,7 @@ def test_a_page_changed_between_conversion_and_writing_stops_the_build(
 def test_the_site_is_the_one_built_reading_whole_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
     heads: list[str] = []
     real = RawHtml.on_page_read_source
 

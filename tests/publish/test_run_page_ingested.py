@@ -37,12 +37,16 @@ def test_the_runs_page_names_each_ingested_attempt(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     render_into(root, docs, results_fn=lambda _p: results, cache=BuildCache.open(tmp_path / "c"))
     runs = docs / "runs" / "2026-07" / WL
-    page = (runs / "small" / "single-shot" / "index.md").read_text()
-    assert "**Ingested:** 1 of these 2 attempts were run with another harness (Inspect AI)" in page
+    page = (runs / "small" / "single-shot" / "index.html").read_text()
     assert (
-        "ingested from Inspect AI 0.3.285 log <code>&#60;b&#62;eval&#60;&#47;b&#62;.eval</code>, "
-        "sample <code>item&#45;00&#35;1</code>"
+        "<strong>Ingested:</strong> 1 of these 2 attempts were run with another harness "
+        "(Inspect AI)"
+    ) in page
+    # In the attempt's row, so a reader without scripts has it too.
+    assert (
+        "ingested from Inspect AI 0.3.285 log <code>&lt;b&gt;eval&lt;/b&gt;.eval</code>, "
+        "sample <code>item-00#1</code></td>"
     ) in page
     assert LOG_NAME not in page
-    other = (runs / "big" / "single-shot" / "index.md").read_text()
+    other = (runs / "big" / "single-shot" / "index.html").read_text()
     assert "Ingested" not in other and "ingested from" not in other

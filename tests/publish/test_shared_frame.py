@@ -14,14 +14,19 @@ import pytest
 from ledgerrate.publish.engine import shared_frame
 from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.engine.shared_frame import SharedFrame
-from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.factory import (
+    mkdocs_drilldowns,
+    rendered_two_editions,
+    tree_bytes,
+    with_items_copies,
+)
 from tests.publish.fake_mkdocs import Heading, Nav, Page, full, theme_env
 
 
 def test_the_site_is_byte_identical_to_one_rendering_the_theme_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
 
     made: Counter[str] = Counter()
     real_fill, real_full = shared_frame._Frame.fill, SharedFrame._full
@@ -43,7 +48,7 @@ def test_the_site_is_byte_identical_to_one_rendering_the_theme_everywhere(
         run_mkdocs(docs, tmp_path / "everywhere")
 
     framed, everywhere = tree_bytes(tmp_path / "framed"), tree_bytes(tmp_path / "everywhere")
-    drilldowns = [p for p in framed if p.startswith("runs/")]
+    drilldowns = mkdocs_drilldowns(framed)
     assert len(drilldowns) > 4
     # Each kind's first page is learned and its second confirmed; the rest are filled.
     kinds = made["in full"]

@@ -13,14 +13,19 @@ from ledgerrate.publish.engine import shared_nav
 from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.engine.shared_frame import SharedFrame
 from ledgerrate.publish.engine.shared_nav import SharedNav
-from tests.publish.factory import rendered_two_editions, tree_bytes
+from tests.publish.factory import (
+    mkdocs_drilldowns,
+    rendered_two_editions,
+    tree_bytes,
+    with_items_copies,
+)
 from tests.publish.fake_mkdocs import Nav, Page, full, theme_env
 
 
 def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    docs = rendered_two_editions(tmp_path, monkeypatch)
+    docs = with_items_copies(rendered_two_editions(tmp_path, monkeypatch))
 
     spliced: list[str] = []
     real_splice = shared_nav._Sidebar.splice
@@ -39,7 +44,7 @@ def test_the_site_is_byte_identical_to_one_rendering_the_sidebar_everywhere(
         patch.setattr(SharedNav, "on_page_context", lambda self, context, **_: context)
         run_mkdocs(docs, tmp_path / "everywhere")
 
-    drilldowns = [p for p in tree_bytes(tmp_path / "shared") if p.startswith("runs/")]
+    drilldowns = mkdocs_drilldowns(tree_bytes(tmp_path / "shared"))
     assert len(drilldowns) > 4
     # Every drill-down page but the first of its depth had the sidebar spliced in.
     assert spliced.count("ok") >= len(drilldowns) - 2 and "refused" not in spliced

@@ -16,6 +16,10 @@ dies fails the build, and a build that fails kills its children: the site is bui
 staging folder and published whole or not at all (`publish/build.py`).
 `tests/publish/test_parallel_pages.py` proves the site byte-identical to one process's.
 
+The per-cell pages have since left mkdocs (plain HTML, `publish/drilldown.py`): what is left
+to delegate is the items pages (one per edition and workload, 70 at ten editions), fewer than
+a share is worth (`MIN_SHARE`), so at that size mkdocs' own loop writes every page again.
+
 Only `ledgerrate build` forks (`publish.engine.run.run_mkdocs`): `mkdocs serve` rebuilds in its own
 server, and `LEDGERRATE_WORKERS=1` keeps one process.
 """

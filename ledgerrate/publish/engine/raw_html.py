@@ -111,9 +111,13 @@ def _lands(base: str, href: str, exists: Callable[[str], object]) -> bool:
     if not path or path.startswith("/"):
         return True  # this page's own anchor, or absolute: not ours to check
     target = posixpath.normpath(posixpath.join(base, unquote(path)))
+    if target.startswith("../"):
+        return False
     if path.endswith("/"):
-        target = posixpath.join(target, "index.md")
-    return not target.startswith("../") and bool(exists(target))
+        # A folder URL: a page of the site's, or a page written outside it as the folder's
+        # `index.html` (a cell's drill-down, `publish/drilldown.py`).
+        return any(exists(posixpath.join(target, name)) for name in ("index.md", "index.html"))
+    return bool(exists(target))
 
 
 def _split(markdown: str) -> tuple[str, list[str]]:
