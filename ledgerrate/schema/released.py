@@ -47,22 +47,26 @@ class RenderedBy(Strict):
         max_length=80, description="Version of the ledgerrate package that rendered the files."
     )
     python: str = Field(max_length=80, description="Python version that rendered the files.")
-    stack: dict[Annotated[str, Field(max_length=80)], Annotated[str, Field(max_length=80)]]
-    """Versions of the PDF renderer, of every distribution it requires, and of the system's
-    text layout library (pango, which picks the fonts through fontconfig): what shapes a PDF's
-    bytes. A byte mismatch at `verify` names those that differ on the verifying machine."""
+    # A byte mismatch at `verify` names the entries that differ on the verifying machine.
+    stack: dict[Annotated[str, Field(max_length=80)], Annotated[str, Field(max_length=80)]] = Field(
+        description="Versions of the PDF renderer, of every distribution it requires and of "
+        "the system's text layout library (pango, which picks the fonts through "
+        "fontconfig): what shapes a PDF's bytes."
+    )
 
 
 class ReleasedDataset(Strict):
     """The files of one released dataset, as published in `data/<edition>/datasets/<workload>/`."""
 
-    dataset_hash: Sha256
-    """The registered dataset hash; `dataset.json` among the files hashes to it."""
-    rendered_by: RenderedBy
-    files: dict[StoredPath, StoredFile]
-    """Every file of the dataset: `dataset.json` (its hashed content in canonical JSON) and each
-    item's files (`item-01/invoice.pdf`), including those rendered on demand from the item's
-    text (the board packs' PDFs), which no registered hash covers."""
+    dataset_hash: Sha256 = Field(
+        description="The registered dataset hash; `dataset.json` among the files hashes to it."
+    )
+    rendered_by: RenderedBy = Field(description="What rendered the files.")
+    files: dict[StoredPath, StoredFile] = Field(
+        description="Every file of the dataset: `dataset.json` (its hashed content in canonical "
+        "JSON) and each item's files (`item-01/invoice.pdf`), including those rendered on "
+        "demand from the item's text (the board packs' PDFs), which no registered hash covers."
+    )
 
 
 class ReleasedFiles(Strict):
@@ -70,4 +74,6 @@ class ReleasedFiles(Strict):
 
     schema_version: Literal[1] = SCHEMA_VERSION
     edition: Slug
-    datasets: dict[WorkloadId, ReleasedDataset]
+    datasets: dict[WorkloadId, ReleasedDataset] = Field(
+        description="Each released dataset stored, by workload."
+    )
