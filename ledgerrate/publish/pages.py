@@ -41,7 +41,6 @@ from ledgerrate.publish.downloads import DataSection
 from ledgerrate.publish.engine.compiled_templates import CompiledTemplates
 from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.erratum_kind import changes_a_figure
-from ledgerrate.publish.html_prose import prose_region
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
@@ -85,7 +84,6 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     env.tests["changing"] = changes_a_figure
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
-    env.filters["html_prose"] = prose_region
     env.filters["raw_html"] = region
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
