@@ -24,6 +24,7 @@ from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.downloads import regenerate_released, write_downloads
 from ledgerrate.publish.load import load_edition
 from ledgerrate.testing.reference_edition import build_reference_edition
+from tests.released_kit import flip_one_byte, relist
 
 WORKLOAD = "triage.ap-inbox.v1"
 PDF = "pack.pdf"
@@ -112,25 +113,10 @@ def test_a_build_publishes_the_stored_bytes_and_renders_nothing(
     }
 
 
-def _flip_one_byte(path: Path) -> None:
-    data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    path.write_bytes(bytes(data))
-
-
-def _relist(edition: Path, rel: str) -> None:
-    """What an adversary does beside an edited file: list its new digest in the manifest."""
-    paths = EditionPaths(edition)
-    manifest = json.loads(paths.released_manifest.read_text())
-    data = (paths.released(WORKLOAD) / rel).read_bytes()
-    manifest["datasets"][WORKLOAD]["files"][rel] = {"sha256": sha256_bytes(data), "size": len(data)}
-    paths.released_manifest.write_text(json.dumps(manifest))
-
-
 def test_a_stored_file_unlike_its_manifest_stops_the_build_naming_it(
     stored: Path, tmp_path: Path
 ) -> None:
-    _flip_one_byte(EditionPaths(stored).released(WORKLOAD) / "item-03" / PDF)
+    flip_one_byte(EditionPaths(stored).released(WORKLOAD) / "item-03" / PDF)
     with pytest.raises(UsageProblem) as raised:
         write_downloads(load_edition(stored), tmp_path / "out")
     assert f"released/{WORKLOAD}/item-03/{PDF}" in str(raised.value)
@@ -144,7 +130,7 @@ def test_hashed_content_edited_with_its_manifest_still_stops_the_build(
     the registered dataset hash, whatever the manifest says."""
     content = EditionPaths(stored).released(WORKLOAD) / "dataset.json"
     content.write_bytes(content.read_bytes().replace(b'"id":"item-01"', b'"id":"item-99"', 1))
-    _relist(stored, "dataset.json")
+    relist(stored, WORKLOAD, "dataset.json")
     with pytest.raises(UsageProblem, match=f"{WORKLOAD}/dataset.json: missing, or not the regist"):
         write_downloads(load_edition(stored), tmp_path / "out")
 
@@ -205,6 +191,6 @@ def test_release_again_stores_only_what_is_missing(
     assert again.datasets.files == first.datasets.files == 16  # 15 PDFs and dataset.json
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     # A damaged store is reported, never written over: the stored bytes are the published ones.
-    _flip_one_byte(paths.released(WORKLOAD) / "item-05" / PDF)
+    flip_one_byte(paths.released(WORKLOAD) / "item-05" / PDF)
     with pytest.raises(UsageProblem, match=f"item-05/{PDF}"):
         release_edition(edition, now=after)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ledgerrate.core.hashing import sha256_bytes
 from ledgerrate.core.layout import EditionPaths
 from ledgerrate.generate import dataset_files
 from ledgerrate.generate.stored_datasets import store_released
 from ledgerrate.verify import released as released_check
 from ledgerrate.verify.run import verify_path
+from tests.released_kit import flip_one_byte, relist
 
 pytestmark = pytest.mark.slow
 
@@ -62,26 +62,10 @@ def test_pdfs_rendered_on_demand_verify(with_pdfs: Path) -> None:
     assert (EditionPaths(with_pdfs).released(WORKLOAD) / "item-01" / PDF).is_file()
 
 
-def _flip_one_byte(path: Path) -> None:
-    data = bytearray(path.read_bytes())
-    data[3] ^= 0x01
-    path.write_bytes(bytes(data))
-
-
-def _relist(edition: Path, rel: str) -> dict:
-    """List the edited file's new digest in the manifest, as an adversary would."""
-    paths = EditionPaths(edition)
-    manifest = json.loads(paths.released_manifest.read_text())
-    data = (paths.released(WORKLOAD) / rel).read_bytes()
-    manifest["datasets"][WORKLOAD]["files"][rel] = {"sha256": sha256_bytes(data), "size": len(data)}
-    paths.released_manifest.write_text(json.dumps(manifest))
-    return manifest
-
-
 def test_one_pdf_byte_edited_with_the_manifest_is_named(with_pdfs: Path) -> None:
     rel = f"item-07/{PDF}"
-    _flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel)
-    _relist(with_pdfs, rel)
+    flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel, at=3)
+    relist(with_pdfs, WORKLOAD, rel)
     report = verify_path(with_pdfs)
     assert not report.ok
     assert _mismatched(report) == [(f"released/{WORKLOAD}/{rel}", "bytes")]
@@ -94,7 +78,7 @@ def test_one_pdf_byte_edited_with_the_manifest_is_named(with_pdfs: Path) -> None
 def test_one_pdf_byte_edited_alone_is_named_twice(with_pdfs: Path) -> None:
     """Unlike its manifest entry, and unlike the file its seed makes."""
     rel = f"item-02/{PDF}"
-    _flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel)
+    flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel, at=3)
     report = verify_path(with_pdfs)
     assert _mismatched(report) == [
         ("released/manifest.json", rel),
@@ -104,8 +88,8 @@ def test_one_pdf_byte_edited_alone_is_named_twice(with_pdfs: Path) -> None:
 
 def test_a_mismatch_names_the_libraries_that_rendered_otherwise(with_pdfs: Path) -> None:
     rel = f"item-04/{PDF}"
-    _flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel)
-    manifest = _relist(with_pdfs, rel)
+    flip_one_byte(EditionPaths(with_pdfs).released(WORKLOAD) / rel, at=3)
+    manifest = relist(with_pdfs, WORKLOAD, rel)
     manifest["datasets"][WORKLOAD]["rendered_by"]["stack"]["weasyprint"] = "61.0"
     EditionPaths(with_pdfs).released_manifest.write_text(json.dumps(manifest))
     report = verify_path(with_pdfs)
