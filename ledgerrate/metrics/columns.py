@@ -111,8 +111,8 @@ class Call(msgspec.Struct, frozen=True):
     billed_usd: Money | None = None
 
 
-class Run(msgspec.Struct, frozen=True):
-    """The fields of a `RunRecord` the figures read."""
+class Keyed(msgspec.Struct, frozen=True):
+    """The fields that place a run or a grade in its edition's cells, read by both."""
 
     run_id: RunId
     edition: Slugged
@@ -121,6 +121,11 @@ class Run(msgspec.Struct, frozen=True):
     model: Slugged
     mode: Mode
     item_id: Slugged
+
+
+class Run(Keyed, frozen=True):
+    """The fields of a `RunRecord` the figures read."""
+
     attempt: Number
     started_at: dt.datetime
     finished_at: dt.datetime
@@ -152,17 +157,10 @@ class Spotcheck(msgspec.Struct, frozen=True):
     scope: Literal["sample", "regrade"] = "sample"
 
 
-class Grade(msgspec.Struct, frozen=True):
+class Grade(Keyed, frozen=True):
     """The fields of a `GradeRecord` the figures read; `judge` kept as its JSON, whose bytes
     also tell a carried verdict from a new call (metrics/grading_cost.py)."""
 
-    run_id: RunId
-    edition: Slugged
-    sitting: Number
-    workload: Workload
-    model: Slugged
-    mode: Mode
-    item_id: Slugged
     graded_at: dt.datetime
     outcome: Outcome
     grader_hash: Hash

@@ -30,15 +30,17 @@ from ledgerrate.schema import (
     UsageBasis,
 )
 
+# The columns of `key_values`, first in both frames.
+KEY_COLUMNS = ["run_id", "workload", "model", "mode", "sitting", "item_id"]
 RUN_COLUMNS = [
-    "run_id", "workload", "model", "mode", "sitting", "item_id", "attempt", "started_at",
+    *KEY_COLUMNS, "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
     "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds", "calls",
     "billed_calls", "billed_usd", "billed_computed_usd",
 ]  # fmt: skip
 GRADE_COLUMNS = [
-    "run_id", "workload", "model", "mode", "sitting", "item_id", "revision", "graded_at",
+    *KEY_COLUMNS, "revision", "graded_at",
     "outcome", "judge_usd", "grader_hash", "rubric_hash", "diagnostics",
     "judge_passed", "second_passed", "human_passed", "human_scope", "judge_costs", "judge_json",
 ]  # fmt: skip
@@ -96,11 +98,8 @@ def unpriced(call: columns.Call) -> bool:
     )
 
 
-def run_row(record: columns.Run) -> tuple[object, ...]:
-    """A run's values in the order of `RUN_COLUMNS`."""
-    u = record.usage
-    calls = record.calls
-    billed = [c for c in calls if c.billed_usd is not None]
+def key_values(record: columns.Keyed) -> tuple[object, ...]:
+    """A run's or a grade's values in the order of `KEY_COLUMNS`."""
     return (
         record.run_id,
         record.workload,
@@ -108,6 +107,16 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
         str(record.mode),
         record.sitting,
         record.item_id,
+    )
+
+
+def run_row(record: columns.Run) -> tuple[object, ...]:
+    """A run's values in the order of `RUN_COLUMNS`."""
+    u = record.usage
+    calls = record.calls
+    billed = [c for c in calls if c.billed_usd is not None]
+    return (
+        *key_values(record),
         record.attempt,
         record.started_at,
         record.finished_at,
@@ -169,12 +178,7 @@ def grade_row(record: columns.Grade) -> tuple[object, ...]:
         judge_usd += costs[1]
     spot = record.spotcheck
     return (
-        record.run_id,
-        record.workload,
-        record.model,
-        str(record.mode),
-        record.sitting,
-        record.item_id,
+        *key_values(record),
         record.revision,
         record.graded_at,
         str(record.outcome),
