@@ -37,6 +37,7 @@ from ledgerrate.schema import (
     WorkloadResult,
 )
 from ledgerrate.stats.power import power_plan
+from ledgerrate.testing.reference_edition import build_reference_edition
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -453,3 +454,14 @@ def texts_sent_through(
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under `root` by its relative POSIX path: two trees compared byte for byte."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def private_reference_edition(
+    tmp_path_factory: pytest.TempPathFactory, name: str, workloads: list[str]
+) -> Path:
+    """A reference edition `editions/<name>` made by the toolchain's own stages, its private
+    seeds in a folder of their own (never the developer's)."""
+    base = tmp_path_factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
+        return build_reference_edition(base / "editions" / name, workloads=workloads)

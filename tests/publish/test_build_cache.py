@@ -17,17 +17,14 @@ from ledgerrate.publish import load as load_mod
 from ledgerrate.publish.cache import BuildCache, key_of
 from ledgerrate.publish.downloads import regenerate_released, write_downloads
 from ledgerrate.publish.load import load_edition
-from ledgerrate.testing.reference_edition import build_reference_edition
+from tests.publish.factory import private_reference_edition
 
 WORKLOAD = "triage.ap-inbox.v1"
 
 
 @pytest.fixture(scope="module")
 def edition(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
-        return build_reference_edition(base / "editions" / "e-cache", workloads=[WORKLOAD])
+    return private_reference_edition(tmp_path_factory, "e-cache", [WORKLOAD])
 
 
 def _downloads(edition: Path, dest: Path, cache: BuildCache) -> dict[str, str]:

@@ -10,18 +10,14 @@ import pytest
 from ledgerrate.publish import product_code
 from ledgerrate.publish.cache import PACKAGE, BuildCache
 from ledgerrate.publish.render import render_into
-from ledgerrate.testing.reference_edition import build_reference_edition
+from tests.publish.factory import private_reference_edition
 
 WORKLOAD = "triage.ap-inbox.v1"
 
 
 @pytest.fixture(scope="module")
 def editions(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("code")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
-        build_reference_edition(base / "editions" / "e-code", workloads=[WORKLOAD])
-    return base / "editions"
+    return private_reference_edition(tmp_path_factory, "e-code", [WORKLOAD]).parent
 
 
 def test_every_module_and_file_named_exists() -> None:

@@ -23,7 +23,7 @@ from ledgerrate.publish import downloads as downloads_mod
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.downloads import regenerate_released, write_downloads
 from ledgerrate.publish.load import load_edition
-from ledgerrate.testing.reference_edition import build_reference_edition
+from tests.publish.factory import private_reference_edition
 from tests.released_kit import flip_one_byte, relist
 
 WORKLOAD = "triage.ap-inbox.v1"
@@ -39,10 +39,7 @@ def _rendered(item: object) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An edition whose seeds were released before datasets were stored."""
-    base = tmp_path_factory.mktemp("stored")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LEDGERRATE_PRIVATE_DIR", str(base / "private"))
-        return build_reference_edition(base / "editions" / "e-stored", workloads=[WORKLOAD])
+    return private_reference_edition(tmp_path_factory, "e-stored", [WORKLOAD])
 
 
 @pytest.fixture(autouse=True)
