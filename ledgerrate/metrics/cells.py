@@ -18,7 +18,7 @@ import pandas as pd
 
 from ledgerrate.metrics.billed import billed_check
 from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
-from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
+from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey, call_seconds
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.metrics.protocol import judge_protocol
 from ledgerrate.metrics.rows import Rows, is_missing
@@ -128,8 +128,9 @@ def token_totals(rows: Rows) -> TokenTotals:
 
 
 def _seconds(rows: Rows, basis: str) -> Decimal:
-    column = "call_seconds" if basis == "self-hosted" else "cpu_seconds"
-    return money_sum(v for v in rows[column] if not is_missing(v))
+    if basis == "self-hosted":
+        return money_sum(call_seconds(v) for v in rows["call_latencies"] if not is_missing(v))
+    return money_sum(v for v in rows["cpu_seconds"] if not is_missing(v))
 
 
 def time_priced(

@@ -36,7 +36,7 @@ RUN_COLUMNS = [
     *KEY_COLUMNS, "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds", "calls",
+    "reasoning", "failure", "unpriced_calls", "call_latencies", "cpu_seconds", "calls",
     "billed_calls", "billed_usd", "billed_computed_usd",
 ]  # fmt: skip
 GRADE_COLUMNS = [
@@ -136,9 +136,10 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
         record.failure,
         # Only a call of latency 0 can be unpriced: the others are not asked.
         sum(1 for call in calls if call.latency_s == 0 and unpriced(call)),
-        # The seconds a time-priced cost is computed from, as cost.py rounds them: a
-        # self-hosted model's calls' server time, a reference baseline's CPU time.
-        sum((priced_seconds(call.latency_s) for call in calls), Decimal(0)),
+        # The seconds a time-priced cost is computed from: a self-hosted model's calls' server
+        # time (each call's, priced by `call_seconds` only for a cell priced by time, which few
+        # are), a reference baseline's CPU time, as cost.py rounds them.
+        [call.latency_s for call in calls],
         None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds),
         # The calls of a run, those that stated what they cost, that cost as stated and the
         # model spend computed for the same calls (`metrics/billed.py` reconciles them per cell).
@@ -152,6 +153,11 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
 def priced_seconds(seconds: float) -> Decimal:
     """Seconds as `cost.py` prices them: rounded to 6 decimals, read exactly."""
     return Decimal(str(round(seconds, 6)))
+
+
+def call_seconds(latencies: Iterable[float]) -> Decimal:
+    """A run's calls' server time as `cost.py` prices it (the `call_latencies` of a run)."""
+    return sum((priced_seconds(latency) for latency in latencies), Decimal(0))
 
 
 def judge_calls(judge: JudgeBlock | None) -> tuple[tuple[str, Decimal], ...]:
@@ -228,7 +234,14 @@ def _read_logs(folder: Path, kind: type[R], edition: str) -> Iterator[R]:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
     for path in cell_log_files(folder):
         workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
-        for number, record in enumerate(columns.read_log(path, kind), start=1):
+        records = columns.read_log(path, kind)
+        # A log's records all name its cell and edition: one set says so, and only a log where
+        # one does not is read record by record to name it.
+        named = {(r.workload, r.model, r.mode, r.edition) for r in records}
+        if all((w, m, str(d), e) == (workload, model_id, mode, edition) for w, m, d, e in named):
+            yield from records
+            continue
+        for number, record in enumerate(records, start=1):
             # A record filed under the wrong cell or edition would silently move a figure.
             found = (record.workload, record.model, str(record.mode))
             if found != (workload, model_id, mode) or record.edition != edition:
