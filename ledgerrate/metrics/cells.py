@@ -183,7 +183,14 @@ def mean_diagnostics(items: Rows) -> dict[str, float]:
         if not isinstance(diag, dict):
             continue
         for name, value in diag.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            # The reader gives exactly int, float, str or bool: the type's identity answers
+            # for those at once, the full test for anything else.
+            kind = type(value)
+            if (
+                kind is float
+                or kind is int
+                or (isinstance(value, (int, float)) and not isinstance(value, bool))
+            ):
                 values.setdefault(name, []).append(float(value))
     return {name: mean(v) for name, v in sorted(values.items())}
 
@@ -302,6 +309,8 @@ def cell_result(
     # run has its grade (the cell says how many are pending).
     settled_grades = n > 0 and graded == n
     cell_cpo = cpo(spend, passes) if settled_grades else None
+    # A cell without a pass has no CPO to bootstrap (`bootstrap_cpo` gives None before any
+    # draw), so its keyed generator, a tenth of the figures' time, is not made.
     boot = (
         bootstrap_cpo(
             np.array([float(v) for v in spends]),
@@ -309,7 +318,7 @@ def cell_result(
             keyed_rng(seed, "cpo", workload, model, mode),
             reps,
         )
-        if settled_grades
+        if settled_grades and passes
         else None
     )
     pass_rate = passes / n if settled_grades else None
