@@ -145,6 +145,14 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
         # model spend computed for the same calls (`metrics/billed.py` reconciles them per cell).
         len(calls),
         len(billed),
+        *(_billed_sums(billed) if billed else (Decimal(0), Decimal(0))),
+    )
+
+
+def _billed_sums(billed: list[columns.Call]) -> tuple[Decimal, Decimal]:
+    """What the calls that stated their cost stated, and their model spend as computed (most
+    runs have no such call, and are not summed)."""
+    return (
         sum((columns.usd(c.billed_usd) for c in billed if c.billed_usd), Decimal(0)),
         sum((columns.usd(c.cost.model_usd) for c in billed), Decimal(0)),
     )
@@ -227,13 +235,20 @@ def _frame(rows: Iterable[tuple[object, ...]], names: list[str]) -> pd.DataFrame
 
 
 def runs_frame(records: Iterable[RunRecord | columns.Run]) -> pd.DataFrame:
-    """Registered attempts only: a reproduction never enters a published figure."""
-    runs = _as(records, columns.Run)
-    return _frame((run_row(r) for r in runs if r.kind == "registered"), RUN_COLUMNS)
+    return _runs_frame(_as(records, columns.Run))
 
 
 def grades_frame(records: Iterable[GradeRecord | columns.Grade]) -> pd.DataFrame:
-    return _frame((grade_row(r) for r in _as(records, columns.Grade)), GRADE_COLUMNS)
+    return _grades_frame(_as(records, columns.Grade))
+
+
+def _runs_frame(runs: Iterable[columns.Run]) -> pd.DataFrame:
+    """Registered attempts only: a reproduction never enters a published figure."""
+    return _frame((run_row(r) for r in runs if r.kind == "registered"), RUN_COLUMNS)
+
+
+def _grades_frame(grades: Iterable[columns.Grade]) -> pd.DataFrame:
+    return _frame(map(grade_row, grades), GRADE_COLUMNS)
 
 
 def _as(records: Iterable[Any], kind: type[R]) -> Iterator[R]:
@@ -328,8 +343,8 @@ def load_inputs(edition_dir: Path) -> EditionInputs:
         root=root,
         manifest=manifest,
         registration=registration,
-        runs=runs_frame(_read_logs(paths.runs_dir, columns.Run, manifest.id)),
-        grades=grades_frame(_read_logs(paths.grades_dir, columns.Grade, manifest.id)),
+        runs=_runs_frame(_read_logs(paths.runs_dir, columns.Run, manifest.id)),
+        grades=_grades_frame(_read_logs(paths.grades_dir, columns.Grade, manifest.id)),
         flags=spotcheck_flags(root),
         probe_spend=_probe_spend(paths, pricing),
         pricing=pricing,
