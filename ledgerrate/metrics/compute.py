@@ -164,7 +164,7 @@ def compute_results(
     # Looked up here, before the workers fork: a lookup that imports every workload (the
     # registry's, for a version `workloads/facts.py` does not list) does so once.
     metas = {entry.id: lookup(entry.id) for entry in manifest.workloads}
-    z_quantile(CONFIDENCE)  # and scipy, imported on first use, for the same reason
+    z_quantile(CONFIDENCE)  # and scipy, for a confidence not in its table, for the same reason
     return EditionResults(
         edition=manifest.id,
         date=manifest.date,
