@@ -27,7 +27,7 @@ from ledgerrate.providers.base import (
     ProviderError,
 )
 from ledgerrate.providers.clock import CallClock
-from ledgerrate.schema import EditionManifest, JudgeBlock, ModelSpec, PricingTable
+from ledgerrate.schema import JudgeBlock, ModelSpec, PricingTable
 from ledgerrate.workloads.answers import AnswerFormatError, extract_json
 from ledgerrate.workloads.base import Item, JudgeHooks, Workload
 
@@ -60,13 +60,6 @@ def hooks_for(workload: Workload) -> JudgeHooks:
     return workload.judge
 
 
-def judge_spec(manifest: EditionManifest, *, second: bool = False) -> ModelSpec | None:
-    if manifest.judge is None:
-        return None
-    name = manifest.judge.second_model if second else manifest.judge.model
-    return manifest.model(name) if name else None
-
-
 def api_key(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str:
     if spec.is_reference:
         raise JudgeUnavailable(f"judge {spec.id!r} is a reference baseline, which cannot judge")
@@ -83,14 +76,6 @@ def api_key(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str:
             f"header cannot carry; set ${spec.api_key_env} to the key alone, on one line"
         )
     return key.strip()
-
-
-def judge_family_overlap(manifest: EditionManifest) -> list[str]:
-    """Models under evaluation from the judge's vendor family: disclosed on the pages."""
-    spec = judge_spec(manifest)
-    if spec is None:
-        return []
-    return [m.id for m in manifest.models if m.family.casefold() == spec.family.casefold()]
 
 
 def sensitivity_sample(anon_ids: list[str], share: float, seed: int) -> set[str]:

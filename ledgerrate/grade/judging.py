@@ -23,12 +23,12 @@ from rich.console import Console
 from ledgerrate.core.hashing import canonical_json
 from ledgerrate.core.keys import MIN_KEY_LENGTH, redact
 from ledgerrate.grade.carry import Carried
+from ledgerrate.grade.family import judge_spec
 from ledgerrate.grade.judge import (
     JudgeFailed,
     JudgeUnavailable,
     api_key,
     judge_one,
-    judge_spec,
     sensitivity_sample,
 )
 from ledgerrate.providers import make_provider

@@ -33,14 +33,13 @@ from ledgerrate.core.steps import Steps
 from ledgerrate.generate.seeds import dataset_for
 from ledgerrate.grade.anonymise import anon_id, identity_terms, strip_tells
 from ledgerrate.grade.carry import DETERMINISTIC, NO_JUDGE_NOW, Carried, Now, carry
+from ledgerrate.grade.family import judge_family_overlap, judge_spec
 from ledgerrate.grade.history import latest_grades
 from ledgerrate.grade.judge import (
     JudgeUnavailable,
     api_key,
     hooks_for,
-    judge_family_overlap,
     judge_request,
-    judge_spec,
     request_digest,
 )
 from ledgerrate.grade.judging import GradeSummary, JudgeJob, run_judges

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ledgerrate.metrics.billed import billed_check
 from ledgerrate.metrics.intervals import DEFAULT_REPS, bootstrap_cpo, keyed_rng, wilson_interval
-from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey
+from ledgerrate.metrics.load import GRADE_COLUMNS, CellKey, call_seconds
 from ledgerrate.metrics.money import cpo, per_attempt, time_cost
 from ledgerrate.metrics.protocol import judge_protocol
 from ledgerrate.metrics.rows import Rows, is_missing
@@ -128,8 +128,9 @@ def token_totals(rows: Rows) -> TokenTotals:
 
 
 def _seconds(rows: Rows, basis: str) -> Decimal:
-    column = "call_seconds" if basis == "self-hosted" else "cpu_seconds"
-    return money_sum(v for v in rows[column] if not is_missing(v))
+    if basis == "self-hosted":
+        return money_sum(call_seconds(v) for v in rows["call_latencies"] if not is_missing(v))
+    return money_sum(v for v in rows["cpu_seconds"] if not is_missing(v))
 
 
 def time_priced(
@@ -182,9 +183,23 @@ def mean_diagnostics(items: Rows) -> dict[str, float]:
         if not isinstance(diag, dict):
             continue
         for name, value in diag.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            # The reader gives exactly int, float, str or bool: the type's identity answers
+            # for those at once, the full test for anything else.
+            kind = type(value)
+            if (
+                kind is float
+                or kind is int
+                or (isinstance(value, (int, float)) and not isinstance(value, bool))
+            ):
                 values.setdefault(name, []).append(float(value))
-    return {name: float(np.mean(v)) for name, v in sorted(values.items())}
+    return {name: mean(v) for name, v in sorted(values.items())}
+
+
+def mean(values: list[float]) -> float:
+    """`float(np.mean(values))`: numpy's sum (`add.reduce`, pairwise) divided by the count, as
+    `np.mean` does it, without the Python wrapper around it that cost more than the sum on a
+    cell's 15 values (tests/metrics/test_cells.py holds the two equal)."""
+    return float(np.add.reduce(np.array(values, dtype=float))) / len(values)
 
 
 def failures_coded(statuses: Sequence[object], failures: Sequence[object], code: str) -> int:
@@ -294,6 +309,8 @@ def cell_result(
     # run has its grade (the cell says how many are pending).
     settled_grades = n > 0 and graded == n
     cell_cpo = cpo(spend, passes) if settled_grades else None
+    # A cell without a pass has no CPO to bootstrap (`bootstrap_cpo` gives None before any
+    # draw), so its keyed generator, a tenth of the figures' time, is not made.
     boot = (
         bootstrap_cpo(
             np.array([float(v) for v in spends]),
@@ -301,7 +318,7 @@ def cell_result(
             keyed_rng(seed, "cpo", workload, model, mode),
             reps,
         )
-        if settled_grades
+        if settled_grades and passes
         else None
     )
     pass_rate = passes / n if settled_grades else None

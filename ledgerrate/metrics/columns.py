@@ -21,7 +21,8 @@ value. What "validated" means for `results` (ARCHITECTURE.md §5):
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args
@@ -63,21 +64,40 @@ def _of(alias: Any) -> msgspec.Meta:
     return _meta(*get_args(alias)[1:])
 
 
-RunId = Annotated[str, _meta(RunRecord.model_fields["run_id"])]
-Slugged = Annotated[str, _of(Slug)]
-Workload = Annotated[str, _of(WorkloadId)]
-Hash = Annotated[str, _of(Sha256)]
+def _loose(meta: msgspec.Meta) -> msgspec.Meta:
+    """`meta` without its pattern: the pattern is checked once per distinct value of a log
+    (`_patterns_hold`), not once per value as msgspec would, which was a third of the decode."""
+    return msgspec.Meta(max_length=meta.max_length)
+
+
+def _search(meta: msgspec.Meta) -> Callable[[str], object]:
+    """What msgspec does with `meta`'s pattern: `re.search`, true when the value matches."""
+    assert meta.pattern is not None
+    return re.compile(meta.pattern).search
+
+
+_RUN_ID = _meta(RunRecord.model_fields["run_id"])
+_SLUG, _WORKLOAD, _HASH = _of(Slug), _of(WorkloadId), _of(Sha256)
+# Money is written as a decimal string (`Usd`), checked here by its form: any other (a number,
+# spaces, underscores, `NaN`) is left to the schema's reading. The check is msgspec's, in the
+# decode (a judge's block) or once per distinct value of a log (`_patterns_hold`), so a struct
+# needs no Python hook per amount.
+_MONEY = msgspec.Meta(
+    pattern=r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z", max_length=MAX_TEXT_CHARS
+)
+RunId = Annotated[str, _loose(_RUN_ID)]
+Slugged = Annotated[str, _loose(_SLUG)]
+Workload = Annotated[str, _loose(_WORKLOAD)]
+Hash = Annotated[str, _loose(_HASH)]
+Money = Annotated[str, _loose(_MONEY)]
+CheckedHash = Annotated[str, _HASH]
+CheckedMoney = Annotated[str, _MONEY]
 Text = Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Number = Annotated[int, msgspec.Meta(ge=1)]
 Seconds = Annotated[float, msgspec.Meta(ge=0)]
-# Money is written as a decimal string (`Usd`), checked here by its form: any other (a number,
-# spaces, underscores, `NaN`) is left to the schema's reading. The check is msgspec's, in the
-# decode, so a struct needs no Python hook per amount.
-Money = Annotated[
-    str,
-    msgspec.Meta(pattern=r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\Z", max_length=MAX_TEXT_CHARS),
-]
+RUN_ID_OK, SLUG_OK, WORKLOAD_OK = _search(_RUN_ID), _search(_SLUG), _search(_WORKLOAD)
+HASH_OK, MONEY_OK = _search(_HASH), _search(_MONEY)
 
 
 def usd(text: str) -> Decimal:
@@ -145,10 +165,22 @@ class Run(Keyed, frozen=True):
     cpu_seconds: float | None = None
 
 
+class JudgeCost(msgspec.Struct, frozen=True):
+    """A judge call's cost, its amounts' form checked in the decode (a judge block is decoded
+    on its own, after the log's other checks)."""
+
+    model_usd: CheckedMoney = "0"
+    compute_usd: CheckedMoney = "0"
+
+    @property
+    def total_usd(self) -> Decimal:
+        return usd(self.model_usd) + usd(self.compute_usd)
+
+
 class Judge(msgspec.Struct, frozen=True):
-    rubric_hash: Hash
+    rubric_hash: CheckedHash
     passed: bool | None = None
-    cost: Cost = Cost()
+    cost: JudgeCost = JudgeCost()
     second_opinion: Judge | None = None
 
 
@@ -195,13 +227,39 @@ def read_log(path: Path, kind: type[R]) -> list[R]:
     if raw and not raw.endswith(b"\n"):  # a torn last line: the schema's reader warns of it
         return list(_by_schema(path, kind))
     try:
-        return [
+        found = [
             decoder.decode(line)
             for line in raw.split(b"\n")
             if (line.strip() and len(line) <= MAX_JSONL_LINE_BYTES) or _too_long(line)
         ]
     except (msgspec.ValidationError, msgspec.DecodeError, ValueError):
         return list(_by_schema(path, kind))
+    return found if _patterns_hold(found) else list(_by_schema(path, kind))
+
+
+def _patterns_hold(records: list[Any]) -> bool:
+    """Whether every patterned field of `records` (runs or grades) matches its pattern, as
+    msgspec would have checked each value: each distinct value is checked once (a log's
+    edition, workload, model and amounts repeat on every line)."""
+    if not records:
+        return True
+    checks: list[tuple[Callable[[str], object], set[str]]] = [
+        (RUN_ID_OK, {r.run_id for r in records}),
+        (SLUG_OK, {v for r in records for v in (r.edition, r.model, r.item_id)}),
+        (WORKLOAD_OK, {r.workload for r in records}),
+    ]
+    if isinstance(records[0], Run):
+        money = {v for r in records for v in (r.cost.model_usd, r.cost.compute_usd)}
+        for r in records:
+            for call in r.calls:
+                money.add(call.cost.model_usd)
+                money.add(call.cost.compute_usd)
+                if call.billed_usd is not None:
+                    money.add(call.billed_usd)
+        checks += [(HASH_OK, {r.dataset_hash for r in records}), (MONEY_OK, money)]
+    else:
+        checks.append((HASH_OK, {r.grader_hash for r in records}))
+    return all(all(map(check, values)) for check, values in checks)
 
 
 def _too_long(line: bytes) -> bool:
@@ -222,9 +280,12 @@ def _redecoded(
     decoder: msgspec.json.Decoder, record: BaseModel, where: str, path: Path | str
 ) -> Iterator[Any]:
     try:
-        yield decoder.decode(record.model_dump_json())
+        found = decoder.decode(record.model_dump_json())
     except (msgspec.ValidationError, ValueError) as exc:  # the schema and this mirror disagree
         raise FileProblem(Path(path), [f"{where}: {exc}"]) from None
+    if not _patterns_hold([found]):
+        raise FileProblem(Path(path), [f"{where}: a field does not match its pattern"])
+    yield found
 
 
 def from_records(records: Iterable[BaseModel], kind: type[R]) -> Iterator[R]:

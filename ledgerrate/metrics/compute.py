@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ledgerrate.core import forked
-from ledgerrate.grade.judge import judge_family_overlap
+from ledgerrate.grade.family import judge_family_overlap
 from ledgerrate.metrics import indices
 from ledgerrate.metrics.cells import QUALITY_BAR, CellData, TimeRate, cell_result
 from ledgerrate.metrics.grading_cost import grading_costs_by_cell
@@ -21,6 +21,7 @@ from ledgerrate.metrics.load import CellKey, EditionInputs
 from ledgerrate.metrics.manual import manual_cell, manual_data
 from ledgerrate.metrics.meta import MetaLookup, WorkloadMeta
 from ledgerrate.metrics.routing import Arm, routing_verdict
+from ledgerrate.metrics.rows import is_missing
 from ledgerrate.metrics.void import accepted_graders, cross_mode_reasons, void_reasons
 from ledgerrate.schema import (
     MANUAL_MODEL,
@@ -93,7 +94,8 @@ def workload_result(
         data[by_hand] = manual_data(by_hand, runs, grades, n, sittings)
     crossed = cross_mode_reasons(data)
     grading = grading_costs_by_cell(grades)
-    accepted = accepted_graders(workload.id, inputs.registration)
+    graders = [h for h in grades["grader_hash"].unique().tolist() if not is_missing(h)]
+    accepted = accepted_graders(workload.id, inputs.registration, graders)
     cells: dict[CellKey, CellResult] = {
         key: cell_result(
             d,
@@ -159,10 +161,10 @@ def compute_results(
 ) -> EditionResults:
     manifest = inputs.manifest
     seed = edition_seed(manifest.id)
-    # Looked up here, before the workers fork: the registry's lookup imports every workload
-    # (0.4 CPU-seconds), once in this process rather than once in each worker.
+    # Looked up here, before the workers fork: a lookup that imports every workload (the
+    # registry's, for a version `workloads/facts.py` does not list) does so once.
     metas = {entry.id: lookup(entry.id) for entry in manifest.workloads}
-    z_quantile(CONFIDENCE)  # and scipy, imported on first use, for the same reason
+    z_quantile(CONFIDENCE)  # and scipy, for a confidence not in its table, for the same reason
     return EditionResults(
         edition=manifest.id,
         date=manifest.date,

@@ -36,7 +36,7 @@ RUN_COLUMNS = [
     *KEY_COLUMNS, "attempt", "started_at",
     "finished_at", "latency_s", "status", "simulated", "outside_window", "dataset_hash",
     "usage_basis", "cost_basis", "spend_usd", "input", "cached_input", "cache_write", "output",
-    "reasoning", "failure", "unpriced_calls", "call_seconds", "cpu_seconds", "calls",
+    "reasoning", "failure", "unpriced_calls", "call_latencies", "cpu_seconds", "calls",
     "billed_calls", "billed_usd", "billed_computed_usd",
 ]  # fmt: skip
 GRADE_COLUMNS = [
@@ -136,14 +136,23 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
         record.failure,
         # Only a call of latency 0 can be unpriced: the others are not asked.
         sum(1 for call in calls if call.latency_s == 0 and unpriced(call)),
-        # The seconds a time-priced cost is computed from, as cost.py rounds them: a
-        # self-hosted model's calls' server time, a reference baseline's CPU time.
-        sum((priced_seconds(call.latency_s) for call in calls), Decimal(0)),
+        # The seconds a time-priced cost is computed from: a self-hosted model's calls' server
+        # time (each call's, priced by `call_seconds` only for a cell priced by time, which few
+        # are), a reference baseline's CPU time, as cost.py rounds them.
+        [call.latency_s for call in calls],
         None if record.cpu_seconds is None else priced_seconds(record.cpu_seconds),
         # The calls of a run, those that stated what they cost, that cost as stated and the
         # model spend computed for the same calls (`metrics/billed.py` reconciles them per cell).
         len(calls),
         len(billed),
+        *(_billed_sums(billed) if billed else (Decimal(0), Decimal(0))),
+    )
+
+
+def _billed_sums(billed: list[columns.Call]) -> tuple[Decimal, Decimal]:
+    """What the calls that stated their cost stated, and their model spend as computed (most
+    runs have no such call, and are not summed)."""
+    return (
         sum((columns.usd(c.billed_usd) for c in billed if c.billed_usd), Decimal(0)),
         sum((columns.usd(c.cost.model_usd) for c in billed), Decimal(0)),
     )
@@ -152,6 +161,11 @@ def run_row(record: columns.Run) -> tuple[object, ...]:
 def priced_seconds(seconds: float) -> Decimal:
     """Seconds as `cost.py` prices them: rounded to 6 decimals, read exactly."""
     return Decimal(str(round(seconds, 6)))
+
+
+def call_seconds(latencies: Iterable[float]) -> Decimal:
+    """A run's calls' server time as `cost.py` prices it (the `call_latencies` of a run)."""
+    return sum((priced_seconds(latency) for latency in latencies), Decimal(0))
 
 
 def judge_calls(judge: JudgeBlock | None) -> tuple[tuple[str, Decimal], ...]:
@@ -196,22 +210,45 @@ def grade_row(record: columns.Grade) -> tuple[object, ...]:
     )
 
 
+# Text columns that always hold a string, kept as Python objects: pandas would copy each into
+# its string dtype and every `tolist` back again (about 0.2 CPU-s of a 215-model edition's
+# `results`), for the same values, compared, sorted and grouped the same way. Columns that may
+# hold None are left to pandas, which reads None as its missing value as the figures expect.
+PLAIN_TEXT = {
+    "run_id", "workload", "model", "mode", "item_id", "status", "dataset_hash", "usage_basis",
+    "cost_basis", "outcome", "grader_hash",
+}  # fmt: skip
+
+
 def _frame(rows: Iterable[tuple[object, ...]], names: list[str]) -> pd.DataFrame:
     """Rows into a frame, column by column."""
     found = list(zip(*rows, strict=True))
     if not found:
         return pd.DataFrame([], columns=names)
-    return pd.DataFrame(dict(zip(names, map(list, found), strict=True)), columns=names)
+    return pd.DataFrame(
+        {
+            name: pd.Series(values, dtype=object) if name in PLAIN_TEXT else list(values)
+            for name, values in zip(names, found, strict=True)
+        },
+        columns=names,
+    )
 
 
 def runs_frame(records: Iterable[RunRecord | columns.Run]) -> pd.DataFrame:
-    """Registered attempts only: a reproduction never enters a published figure."""
-    runs = _as(records, columns.Run)
-    return _frame((run_row(r) for r in runs if r.kind == "registered"), RUN_COLUMNS)
+    return _runs_frame(_as(records, columns.Run))
 
 
 def grades_frame(records: Iterable[GradeRecord | columns.Grade]) -> pd.DataFrame:
-    return _frame((grade_row(r) for r in _as(records, columns.Grade)), GRADE_COLUMNS)
+    return _grades_frame(_as(records, columns.Grade))
+
+
+def _runs_frame(runs: Iterable[columns.Run]) -> pd.DataFrame:
+    """Registered attempts only: a reproduction never enters a published figure."""
+    return _frame((run_row(r) for r in runs if r.kind == "registered"), RUN_COLUMNS)
+
+
+def _grades_frame(grades: Iterable[columns.Grade]) -> pd.DataFrame:
+    return _frame(map(grade_row, grades), GRADE_COLUMNS)
 
 
 def _as(records: Iterable[Any], kind: type[R]) -> Iterator[R]:
@@ -228,7 +265,14 @@ def _read_logs(folder: Path, kind: type[R], edition: str) -> Iterator[R]:
     """Every record under folder/<workload>/<model>/<mode>.jsonl, checked against its path."""
     for path in cell_log_files(folder):
         workload, model_id, mode = path.parent.parent.name, path.parent.name, path.stem
-        for number, record in enumerate(columns.read_log(path, kind), start=1):
+        records = columns.read_log(path, kind)
+        # A log's records all name its cell and edition: one set says so, and only a log where
+        # one does not is read record by record to name it.
+        named = {(r.workload, r.model, r.mode, r.edition) for r in records}
+        if all((w, m, str(d), e) == (workload, model_id, mode, edition) for w, m, d, e in named):
+            yield from records
+            continue
+        for number, record in enumerate(records, start=1):
             # A record filed under the wrong cell or edition would silently move a figure.
             found = (record.workload, record.model, str(record.mode))
             if found != (workload, model_id, mode) or record.edition != edition:
@@ -299,8 +343,8 @@ def load_inputs(edition_dir: Path) -> EditionInputs:
         root=root,
         manifest=manifest,
         registration=registration,
-        runs=runs_frame(_read_logs(paths.runs_dir, columns.Run, manifest.id)),
-        grades=grades_frame(_read_logs(paths.grades_dir, columns.Grade, manifest.id)),
+        runs=_runs_frame(_read_logs(paths.runs_dir, columns.Run, manifest.id)),
+        grades=_grades_frame(_read_logs(paths.grades_dir, columns.Grade, manifest.id)),
         flags=spotcheck_flags(root),
         probe_spend=_probe_spend(paths, pricing),
         pricing=pricing,

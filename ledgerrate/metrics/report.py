@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ledgerrate.metrics import meta
 from ledgerrate.metrics.compute import compute_results
-from ledgerrate.metrics.console import print_tables, results_console
 from ledgerrate.metrics.intervals import DEFAULT_REPS
 from ledgerrate.metrics.load import load_inputs
 from ledgerrate.metrics.meta import MetaLookup
@@ -33,4 +32,6 @@ def print_results(
     if as_json:
         sys.stdout.write(results.model_dump_json(indent=2) + "\n")
         return
+    from ledgerrate.metrics.console import print_tables, results_console  # rich: tables only
+
     print_tables(results, results_console(wide), wide=wide)

@@ -13,7 +13,7 @@ index, a routing verdict or a trendline. The conditions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ledgerrate import workloads
@@ -43,13 +43,20 @@ def _accepted_graders(
     return workload.graders_since(sealed.workload_hash, scheme) | {sealed.grader_hash}
 
 
-def accepted_graders(workload_id: str, registration: Registration | None) -> frozenset[str] | None:
-    """The grader hashes that may grade `workload_id` in this edition (None: not registered).
+def accepted_graders(
+    workload_id: str, registration: Registration | None, found: Iterable[str] | None = None
+) -> frozenset[str] | None:
+    """The grader hashes that may grade `workload_id` in this edition (None: not registered),
+    as far as `void_reasons` asks: with `found`, the grader hashes the workload's grades carry.
 
     A grader hash is read from the grader's source text, so this is worked out once per
-    workload and handed to `void_reasons` for each of its cells."""
+    workload and handed to `void_reasons` for each of its cells. When every grade is by the
+    sealed grader, which later corrections are accepted too is never asked: the sealed hash
+    alone answers, without importing the workload (and the PDF renderer some import)."""
     if registration is None or (sealed := registration.workloads.get(workload_id)) is None:
         return None
+    if found is not None and set(found) <= {sealed.grader_hash}:
+        return frozenset({sealed.grader_hash})
     return _accepted_graders(workload_id, sealed, registration.hash_scheme)
 
 

@@ -56,6 +56,26 @@ def test_an_id_with_a_trailing_line_break_is_refused_as_the_schema_refuses_it(
     assert "line 1" in "\n".join(raised.value.lines)
 
 
+@pytest.mark.parametrize(
+    ("line", "field", "change"),
+    [
+        (4, "dataset_hash", lambda r: r.update(dataset_hash=r["dataset_hash"].upper())),
+        (6, "item_id", lambda r: r.update(item_id="item 06")),
+    ],
+)
+def test_a_value_off_its_pattern_on_one_line_is_refused_naming_that_line(
+    tmp_path, build, line, field, change
+) -> None:
+    """Patterns are checked once per distinct value of a log, yet the error is still the
+    schema's, naming the line and the field that broke it."""
+    root, log = _edition(tmp_path, build)
+    _edit_line(log, line, change)
+    with pytest.raises(FileProblem) as raised:
+        load_inputs(root)
+    text = "\n".join(raised.value.lines)
+    assert str(log) in text and f"line {line}" in text and field in text
+
+
 def test_integers_beyond_64_bits_stay_exact(tmp_path, build) -> None:
     root, log = _edition(tmp_path, build)
     huge = 2**70 + 1

@@ -1,5 +1,6 @@
-"""`cells.percentile` gives `np.percentile`'s value to the last bit (a latency figure is
-published as a float, so any difference would change results.json)."""
+"""`cells.percentile` gives `np.percentile`'s value to the last bit, and `cells.mean`
+`np.mean`'s (a latency or a diagnostic is published as a float, so any difference would change
+results.json)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledgerrate.metrics.cells import percentile
+from ledgerrate.metrics.cells import mean, percentile
 
 latencies = st.lists(
     st.one_of(
@@ -33,3 +34,18 @@ def test_the_edges() -> None:
                 expected = float(np.percentile(np.asarray(values, float), q))
             found = percentile(values, q)
             assert found.hex() == expected.hex() or (found != found and expected != expected)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(min_value=-1e300, max_value=1e300),  # a sum that stays finite
+            st.integers(min_value=-(2**60), max_value=2**60).map(float),
+        ),
+        min_size=1,
+        max_size=300,
+    )
+)
+def test_a_mean_has_the_same_bits_as_numpy(values: list[float]) -> None:
+    """`cells.mean` (a diagnostic's mean) is `np.mean`, without its wrapper."""
+    assert mean(values).hex() == float(np.mean(values)).hex()
