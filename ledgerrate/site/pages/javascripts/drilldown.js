@@ -399,12 +399,12 @@
       return;
     }
     status.textContent = "Reading each run's detail from the logs…";
-    var logs = await Promise.all([
+    var read = await Promise.all([
       readLog(logs.runs),
       logs.grades ? readLog(logs.grades) : Promise.resolve([]),
     ]);
-    var runs = new Map(logs[0].map(function (r) { return [r.run_id, r]; }));
-    var grades = latestGrades(logs[1]);
+    var runs = new Map(read[0].map(function (r) { return [r.run_id, r]; }));
+    var grades = latestGrades(read[1]);
     var sections = [];
     for (var i = 0; i < rows.length; i++) {
       var row = rows[i];
