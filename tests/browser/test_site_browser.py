@@ -640,7 +640,7 @@ def test_one_drill_down_per_workload_reads_the_checks(
         results = checks.locator("tbody tr td:nth-child(2)").all_inner_texts()
         assert names == [c["name"] for c in grade["checks"]], (workload, names)
         assert results == ["pass" if c["passed"] else "FAIL" for c in grade["checks"]]
-        body = page.inner_text("article")  # type: ignore[attr-defined]
+        body = page.inner_text("main")  # type: ignore[attr-defined]
         assert "The model's answer" in body and "Input the model saw" not in body
         # The item's input and expected answer are on the workload's items page, once for
         # every model and mode: the run's link lands on its prompt there.
@@ -674,17 +674,17 @@ def test_drill_down_shows_agentic_steps_and_keeps_model_text_inert(
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/execute.month-end.v1/cheap/agentic/"))  # type: ignore[attr-defined]
     steps = page.locator("details.lr-steps summary").first  # type: ignore[attr-defined]
     assert "Agent steps" in steps.inner_text()
-    assert "The tool answered" not in page.inner_text("article")  # type: ignore[attr-defined]
+    assert "The tool answered" not in page.inner_text("main")  # type: ignore[attr-defined]
     steps.focus()
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
-    body = page.inner_text("article")  # type: ignore[attr-defined]
+    body = page.inner_text("main")  # type: ignore[attr-defined]
     assert "Tool call" in body and "The tool answered" in body
     assert "request's stored strings are missing" not in body
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/extract.invoice.v1/big/single-shot/"))  # type: ignore[attr-defined]
     page.locator("section.lr-run-detail").first.wait_for()  # type: ignore[attr-defined]
-    assert HOSTILE in page.inner_text("article")  # type: ignore[attr-defined]  # shown as text
+    assert HOSTILE in page.inner_text("main")  # type: ignore[attr-defined]  # shown as text
     assert page.evaluate("() => window.__pwned === undefined")  # type: ignore[attr-defined]
-    assert page.locator("article img[src=x], article script").count() == 0  # type: ignore[attr-defined]
+    assert page.locator("main img[src=x], main script").count() == 0  # type: ignore[attr-defined]
 
 
 def test_drill_down_without_scripts_reaches_every_run_and_its_logs(
