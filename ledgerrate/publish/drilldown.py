@@ -2,8 +2,9 @@
 
 One page per cell (`runs/<edition>/<workload>/<model>/<mode>/`): data plus one page. The page is
 plain HTML from one jinja template with autoescape on (`run_cell.html.j2`), written as the
-folder's `index.html` outside the static site engine, which copies it as it is: a few KB, where
-the same page through mkdocs-material was 54 KB (23 KB of it the theme's frame), 2.2 GB at ten
+folder's `index.html` outside the static site engine, which copies it as it is: one 4 KB block
+for 15 runs (links relative to a `<base>`, no optional tags), where the same page through
+mkdocs-material was 54 KB (23 KB of it the theme's frame), 2.2 GB at ten
 215-model editions. Without scripts it is the cell's runs table (one row per attempt with its
 stable anchor `#run-<id>`, its item's link, status, outcome, checks passed, tokens, cost and
 latency) and the links to the run and grade logs. The data is those published logs themselves
@@ -53,8 +54,8 @@ TEMPLATE = "run_cell.html.j2"
 ITEMS_TEMPLATE = "run_items.md.j2"
 PAGE = "index.html"  # a cell page's file: served as its folder's URL, outside mkdocs
 # Long texts are cut on the page (the raw log download has them whole, and the dataset file
-# is linked): the items page here, and each run's detail in the browser (the cell page carries
-# the limits to javascripts/drilldown.js).
+# is linked): the items page here, and each run's detail in the browser (javascripts/
+# drilldown.js holds the same limits; tests/publish/test_drilldown_links.py compares them).
 INPUT_LIMIT = 3000
 ANSWER_LIMIT = 4000
 TOOL_LIMIT = 2000
@@ -106,34 +107,23 @@ def html_env(pages: Environment) -> Environment:
     return env
 
 
-def _banners(edition: Edition) -> list[tuple[str, str]]:
-    """The notes every page of the edition opens with (`_macros.md.j2:reference_banner`)."""
-    notes = []
+def banner_headings(edition: Edition) -> list[str]:
+    """The headings of the notes every page of the edition opens with (`_macros.md.j2:
+    reference_banner`): a cell page fits one 4 KB block, and the notes in full are on every
+    other page of the edition, its breadcrumb's second link."""
     manifest = edition.manifest
+    notes = []
     if manifest.reference_only:
-        notes.append(
-            (
-                "Reference baselines: no language model was called.",
-                f"Every figure of edition {edition.id} comes from deterministic reference "
-                "solvers; their cost is compute time, not model tokens.",
-            )
-        )
+        notes.append("Reference baselines: no language model was called.")
     else:
         for found in (
             card.local_model_statement(manifest),
             card.self_judging_statement(manifest, edition.results),
         ):
             if found:
-                notes.append((found.heading, found.text))
+                notes.append(found.heading)
     if edition.provisional:
-        notes.append(
-            (
-                "Provisional.",
-                f"The window of edition {edition.id} is open until "
-                f"{manifest.window.closes}: runs may still be added and these figures are not "
-                "yet published.",
-            )
-        )
+        notes.append("Provisional.")
     return notes
 
 
@@ -159,17 +149,21 @@ def _render(
 ) -> bytes:
     released = _seed_released(edition, cell.workload)
     ctx = {
+        # Every link is relative to the page's <base>, the workload's items page two folders
+        # up (so a run's item link is a bare fragment): `root` is the site's root from there,
+        # `here` this page.
         "root": root,
+        "here": f"{segment(cell.model)}/{segment(str(cell.mode))}/",
+        "edition_seg": segment(edition.id),
+        "workload_seg": segment(cell.workload),
         "brand": edition.manifest.brand,
         "edition": edition,
         "cell": cell,
         "name": name,
         "model_href": _model_href(cell.model, root),
-        "banners": _banners(edition),
+        "banners": banner_headings(edition),
         "attempts": found,
         "ingested": [a.run for a in found if a.run.source],
-        # The workload's items page, as a URL (this page is outside mkdocs: directory URLs).
-        "items_url": "../../",
         "item_anchor": item_anchor,
         "released": released and dataset is not None,
         "seed_released": released,
@@ -182,7 +176,6 @@ def _render(
         if edition.paths.grades(cell.workload, cell.model, str(cell.mode)).exists()
         else None,
         "anchor": anchor,
-        "limits": {"input": INPUT_LIMIT, "answer": ANSWER_LIMIT, "tool": TOOL_LIMIT},
         "infra": RunStatus.infra_excluded,
         "footer": footer(edition),
     }
@@ -279,7 +272,7 @@ def _render_workload(
     for i, cell in enumerate(workload.cells):
         mode = str(cell.mode)
         rel = page_dir(edition.id, cell.workload, cell.model, mode)
-        root = _root_of(rel)
+        root = _root_of(items_dir(edition.id, cell.workload))  # from the page's <base>
         logs = [
             edition.paths.runs(cell.workload, cell.model, mode),
             edition.paths.grades(cell.workload, cell.model, mode),

@@ -87,9 +87,16 @@ def split_prompt(
     return messages, []
 
 
+# A prompt's anchor on the items page: "p-" and the first PROMPT_DIGITS hex digits of the
+# sha256 of the JSON of [item id, prompt]. Short, as every run's row on a cell page links one
+# (15 rows to a page that must fit one 4 KB block); "p-" never begins an item's anchor
+# ("item-…"), and items_of refuses two prompts that would share one.
+PROMPT_DIGITS = 10
+
+
 def prompt_id(item_id: str, prompt: list[dict[str, str]]) -> Markup | None:
-    """An anchor named by the prompt's content, so a cell page links to the right prompt
-    without knowing any other cell (and stays a product of its own logs in the cache)."""
+    """An anchor named by the item and the prompt's content, so a cell page links to the right
+    prompt without knowing any other cell (and stays a product of its own logs in the cache)."""
     if not prompt:
         return None
     return _prompt_anchor(item_id, tuple(tuple(sorted(m.items())) for m in prompt))
@@ -99,9 +106,9 @@ def prompt_id(item_id: str, prompt: list[dict[str, str]]) -> Markup | None:
 def _prompt_anchor(item_id: str, prompt: tuple[tuple[tuple[str, str], ...], ...]) -> Markup:
     # Every model of an edition is sent the same prompt for an item: its anchor is worked out
     # once (a JSON dump and sha256 of the whole prompt per run was 10% of the drill-downs).
-    shown = [dict(message) for message in prompt]
+    shown = [item_id, [dict(message) for message in prompt]]
     digest = hashlib.sha256(json.dumps(shown, sort_keys=True).encode("utf-8")).hexdigest()
-    return segment(f"item-{item_id}-prompt-{digest[:12]}")
+    return segment(f"p-{digest[:PROMPT_DIGITS]}")
 
 
 @dataclass
@@ -186,10 +193,14 @@ class Item:
 
 def items_of(found: list[list[Attempt]], dataset: Published | None) -> list[Item]:
     prompts: dict[str, dict[Markup, tuple[list[dict[str, str]], int]]] = {}
+    owners: dict[Markup, tuple[str, list[dict[str, str]]]] = {}  # each anchor's item and prompt
     for cell_attempts in found:
         for a in cell_attempts:
             held = prompts.setdefault(a.run.item_id, {})
             if a.prompt_id is not None:
+                owner = owners.setdefault(a.prompt_id, (a.run.item_id, a.prompt))
+                if owner != (a.run.item_id, a.prompt):  # a digest prefix shared: never silent
+                    raise ValueError(f"two prompts share the anchor {a.prompt_id}")
                 seen = held.get(a.prompt_id)
                 held[a.prompt_id] = (a.prompt, (seen[1] if seen else 0) + 1)
     return [

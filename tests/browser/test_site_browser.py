@@ -165,10 +165,13 @@ class _References(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.links: list[str] = []
         self.resources: list[str] = []
+        self.base: str | None = None  # the first <base href>, which every link resolves against
         self._in_style = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = {name: value for name, value in attrs if value is not None}
+        if tag == "base" and "href" in found and self.base is None:
+            self.base = found["href"]
         if tag in ("a", "area") and "href" in found:
             self.links.append(found["href"])
         if tag == "link" and "href" in found:
@@ -203,6 +206,8 @@ def _references(url: str, body: str, css: bool) -> tuple[set[str], set[str]]:
         scan.feed(body)
         scan.close()
         links, resources = scan.links, scan.resources
+        if scan.base is not None:  # as a browser resolves them (the cell pages have one)
+            url = urljoin(url, scan.base)
     absolute = [
         {urldefrag(urljoin(url, ref.strip())).url for ref in refs} for refs in (links, resources)
     ]
@@ -635,11 +640,14 @@ def test_one_drill_down_per_workload_reads_the_checks(
         results = checks.locator("tbody tr td:nth-child(2)").all_inner_texts()
         assert names == [c["name"] for c in grade["checks"]], (workload, names)
         assert results == ["pass" if c["passed"] else "FAIL" for c in grade["checks"]]
-        body = page.inner_text("article")  # type: ignore[attr-defined]
+        body = page.inner_text("main")  # type: ignore[attr-defined]
         assert "The model's answer" in body and "Input the model saw" not in body
         # The item's input and expected answer are on the workload's items page, once for
         # every model and mode: the run's link lands on its prompt there.
-        item = section.locator("xpath=following::a[contains(@href, '#item-')][1]")
+        # The prompt's anchor (or, for a request that is not a chat, the item's).
+        item = section.locator(
+            "xpath=following::a[contains(@href, '#p-') or contains(@href, '#item-')][1]"
+        )
         target = item.get_attribute("href").split("#", 1)[1]
         item.click()
         page.wait_for_load_state()  # type: ignore[attr-defined]
@@ -666,17 +674,17 @@ def test_drill_down_shows_agentic_steps_and_keeps_model_text_inert(
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/execute.month-end.v1/cheap/agentic/"))  # type: ignore[attr-defined]
     steps = page.locator("details.lr-steps summary").first  # type: ignore[attr-defined]
     assert "Agent steps" in steps.inner_text()
-    assert "The tool answered" not in page.inner_text("article")  # type: ignore[attr-defined]
+    assert "The tool answered" not in page.inner_text("main")  # type: ignore[attr-defined]
     steps.focus()
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
-    body = page.inner_text("article")  # type: ignore[attr-defined]
+    body = page.inner_text("main")  # type: ignore[attr-defined]
     assert "Tool call" in body and "The tool answered" in body
     assert "request's stored strings are missing" not in body
     page.goto(urljoin(server, f"runs/{TWO_MODELS}/extract.invoice.v1/big/single-shot/"))  # type: ignore[attr-defined]
     page.locator("section.lr-run-detail").first.wait_for()  # type: ignore[attr-defined]
-    assert HOSTILE in page.inner_text("article")  # type: ignore[attr-defined]  # shown as text
+    assert HOSTILE in page.inner_text("main")  # type: ignore[attr-defined]  # shown as text
     assert page.evaluate("() => window.__pwned === undefined")  # type: ignore[attr-defined]
-    assert page.locator("article img[src=x], article script").count() == 0  # type: ignore[attr-defined]
+    assert page.locator("main img[src=x], main script").count() == 0  # type: ignore[attr-defined]
 
 
 def test_drill_down_without_scripts_reaches_every_run_and_its_logs(
@@ -694,7 +702,10 @@ def test_drill_down_without_scripts_reaches_every_run_and_its_logs(
     rows = page.locator("table.lr-runs tbody tr[id^='run-']")
     run_ids = [row.get_attribute("id").removeprefix("run-") for row in rows.all()]
     log = page.locator("a[href$='.jsonl.gz']").first
-    response = page.request.get(urljoin(page.url, log.get_attribute("href")))
+    # The page's links are relative to its <base> (the workload's items page), as the browser
+    # resolves them.
+    base = urljoin(page.url, page.locator("base").get_attribute("href"))
+    response = page.request.get(urljoin(base, log.get_attribute("href")))
     assert response.status == 200
     import gzip
     import json
@@ -704,7 +715,12 @@ def test_drill_down_without_scripts_reaches_every_run_and_its_logs(
     assert page.locator("section.lr-run-detail").count() == 0  # no script, no detail
     page.goto(urljoin(server, f"{cell}#run-{run_ids[-1]}"))
     assert page.locator(f"tr[id='run-{run_ids[-1]}']").count() == 1
-    assert page.locator("th[scope=col]").count() >= 8 and page.locator("html[lang=en]").count()
+    assert page.locator("html[lang=en]").count()
+    # Headers as the browser's accessibility tree has them: the first row's are the columns',
+    # each run's first cell its row's (the table model's own scope, which the page leaves to it).
+    tree = context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = [n.get("role", {}).get("value") for n in tree if not n.get("ignored")]
+    assert roles.count("columnheader") == 7 and roles.count("rowheader") == len(run_ids)
     context.close()
     # axe runs as a script itself: the page without its own script is the same page with the
     # script's request refused.
@@ -730,8 +746,8 @@ def test_drill_down_is_usable_from_the_keyboard(
     assert page.evaluate("document.activeElement.className") == "lr-skip"  # type: ignore[attr-defined]
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
     assert page.evaluate("document.activeElement.id") == "main"  # type: ignore[attr-defined]
-    detail = page.locator("table.lr-runs tbody tr a[href^='#run-']").first  # type: ignore[attr-defined]
-    target = detail.get_attribute("href")[1:]
+    detail = page.locator("table.lr-runs tbody tr a[href*='#run-']").first  # type: ignore[attr-defined]
+    target = detail.get_attribute("href").split("#", 1)[1]
     detail.focus()
     page.keyboard.press("Enter")  # type: ignore[attr-defined]
     heading = page.locator(f"h2[id='{target}']")  # type: ignore[attr-defined]

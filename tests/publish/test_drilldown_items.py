@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from ledgerrate.publish.cache import BuildCache
 from ledgerrate.publish.render import render_into
@@ -36,13 +39,15 @@ def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Pat
     runs = docs / "runs" / "2026-07" / WL
     cell = (runs / "small" / "single-shot" / "index.html").read_text()
     assert PROMPT not in cell and "Input the model saw" not in cell
-    targets = re.findall(r'<a href="\.\./\.\./#([A-Za-z0-9._-]+)">(item-0\d)</a>', cell)
+    # Relative to the page's base, the items page itself: a bare fragment.
+    assert "<base href=../../>" in cell
+    targets = re.findall(r"<a href=#([A-Za-z0-9._-]+)>(item-0\d)</a>", cell)
     targets = [(text, anchor) for anchor, text in targets]
     assert [t[0] for t in targets] == ["item-00", "item-01"]  # each run's item, in item order
     items = (runs / "index.md").read_text()
     assert items.count(PROMPT) == 2  # each item's input once, for all three models
-    for item_id, anchor in targets:
-        assert anchor.startswith(f"item-{item_id}-prompt-")
+    for _, anchor in targets:
+        assert re.fullmatch(r"p-[0-9a-f]{10}", anchor)
         assert f'<p id="{anchor}" class="lr-item-input">' in items  # the link lands
     assert "sent in 3 runs" in items
     # The prompt is escaped as every record's text is: shown, never live.
@@ -63,3 +68,22 @@ def test_items_page_of_a_released_seed_without_its_dataset_shows_no_answer(
     assert "(from the published dataset)" not in items
     assert "withheld until the seed" not in items
     assert "not shown, the dataset was not regenerated in this build" in items
+
+
+def test_two_prompts_that_would_share_an_anchor_stop_the_items_page() -> None:
+    # The anchor is a digest prefix: were two prompts ever to share one, a run's link would
+    # land on the wrong prompt, so the build says so instead.
+    from types import SimpleNamespace
+
+    from markupsafe import Markup
+
+    from ledgerrate.publish.drilldown_records import items_of
+
+    def attempt(item_id: str, text: str) -> Any:
+        run = SimpleNamespace(item_id=item_id)
+        prompt = [{"role": "user", "text": text}]
+        return SimpleNamespace(run=run, prompt=prompt, prompt_id=Markup("p-0123456789"))
+
+    assert len(items_of([[attempt("a", "x"), attempt("a", "x")]], None)) == 1
+    with pytest.raises(ValueError, match="share the anchor p-0123456789"):
+        items_of([[attempt("a", "x"), attempt("b", "x")]], None)

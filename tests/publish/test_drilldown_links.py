@@ -31,9 +31,12 @@ class _Links(html.parser.HTMLParser):
         self.hrefs: list[str] = []
         self.ids: set[str] = set()
         self.runs: list[str] = []
+        self.base = ""  # the page's <base href>, which its links resolve against
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
+        if tag == "base" and found.get("href"):
+            self.base = str(found["href"])
         if found.get("id"):
             self.ids.add(str(found["id"]))
         if tag == "a" and found.get("href"):
@@ -48,13 +51,16 @@ def _scan(path: Path) -> _Links:
     return scan
 
 
-def _target(site: Path, page: Path, href: str) -> tuple[Path, str] | None:
-    """The file and fragment a relative link of `page` lands on (None: not a site link)."""
+def _target(site: Path, page: Path, href: str, base: str = "") -> tuple[Path, str] | None:
+    """The file and fragment a relative link of `page` lands on, resolved against the page's
+    `<base href>` as a browser does (None: not a site link)."""
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or href.startswith("/"):
         return None
-    base = page.parent.relative_to(site).as_posix()
-    rel = posixpath.normpath(posixpath.join(base, unquote(parts.path))) if parts.path else None
+    folder = posixpath.normpath(posixpath.join(page.parent.relative_to(site).as_posix(), base))
+    rel = posixpath.normpath(posixpath.join(folder, unquote(parts.path))) if parts.path else None
+    if rel is None and base:  # a bare fragment lands on the base's page, not this one
+        rel = folder
     target = page if rel is None else site / rel
     if target.is_dir():
         target = target / "index.html"
@@ -80,8 +86,9 @@ def test_every_link_of_every_drill_down_page_lands(built: Path) -> None:
     ids: dict[Path, set[str]] = {}
     checked = fragments = 0
     for page in pages:
-        for href in _scan(page).hrefs:
-            landed = _target(built, page, href)
+        scan = _scan(page)
+        for href in scan.hrefs:
+            landed = _target(built, page, href, scan.base)
             if landed is None:
                 continue
             target, fragment = landed
@@ -108,6 +115,46 @@ def test_cell_pages_keep_every_run_escaped(built: Path) -> None:
     assert HOSTILE not in text and "<script>alert" not in text
     # Written outside mkdocs, its links are URLs, never .md files.
     assert ".md" not in "".join(h for h in scan.hrefs if not h.startswith("http"))
+
+
+# A cell page is one 4 KB block (28,000 of them at ten 215-model editions): its rows grow with
+# the cell's runs, the rest is the page's frame. A cell of the scale set has 15 runs.
+BLOCK = 4096
+RUNS = 15
+
+
+@pytest.mark.slow
+def test_a_cell_page_of_fifteen_runs_fits_one_block(built: Path) -> None:
+    # The fixture's cells have two runs each, and its hostile edition the longest names: the
+    # frame of each page, and its longest row fifteen times over, must fit.
+    pages = sorted((built / "runs").glob("*/*/*/*/index.html"))
+    measured = 0
+    for page in pages:
+        text = page.read_bytes()
+        rows = [line for line in text.split(b"\n") if line.startswith(b"<tr id=run-")]
+        if not rows:  # a cell without records
+            continue
+        measured += 1
+        frame = len(text) - sum(len(row) + 1 for row in rows)
+        assert frame + RUNS * (max(len(row) for row in rows) + 1) <= BLOCK, page
+    assert measured >= 4
+
+
+def test_the_scripts_constants_are_the_packages() -> None:
+    # What the cell pages no longer carry, javascripts/drilldown.js holds: the texts' limits
+    # (which cut the items page's texts the same way) and an infrastructure exclusion's status.
+    import re
+
+    from ledgerrate.publish import drilldown
+    from ledgerrate.publish.render import SITE_SRC
+    from ledgerrate.schema import RunStatus
+
+    script = (SITE_SRC / "javascripts" / "drilldown.js").read_text("utf-8")
+    limits = re.search(r"var LIMITS = \{ input: (\d+), answer: (\d+), tool: (\d+) \};", script)
+    assert limits is not None
+    shown = tuple(int(n) for n in limits.groups())
+    assert shown == (drilldown.INPUT_LIMIT, drilldown.ANSWER_LIMIT, drilldown.TOOL_LIMIT)
+    assert f'var INFRA = "{RunStatus.infra_excluded}";' in script
 
 
 def _page(uri: str, content: str = "", source: Path | None = None) -> SimpleNamespace:

@@ -135,20 +135,24 @@ def test_drill_down_pages_escape_records_and_come_from_the_cache(tmp_path: Path)
     cells = sum(len(w.cells) for r in fixtures.values() for w in r.workloads)
     assert first.misses.get("drilldown") == cells
     page = (tmp_path / "docs1" / f"runs/2026-07/{WL}/small/single-shot/index.html").read_text()
-    assert page.startswith('<!doctype html>\n<html lang="en">')
+    assert page.startswith("<!doctype html>\n<html lang=en>")
+    # Every link is relative to the page's base, its workload's items page two folders up.
+    assert "\n<base href=../../>\n" in page
     # The model's name is hostile: shown as text, never live. The page's one script is ours,
     # from the site; the hostile answer is not on the page at all (the script reads the log).
     assert "Small &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert HOSTILE not in page and "<img src" not in page and len(PAYLOADS) > 1
     assert page.count("<script") == 1
-    assert '<script src="../../../../../javascripts/drilldown.js" defer></script>' in page
+    assert "<script src=../../../javascripts/drilldown.js defer></script>" in page
     # Every run's row: its anchor, its outcome and checks passed, and the log the script reads.
-    assert page.count('<tr id="run-') == 2
-    assert "<td>pass</td><td>1 of 1</td>" in page
-    log = f"../../../../../data/2026-07/runs/{WL}/small/single-shot.jsonl.gz"
-    assert f'data-run-log="{log}"' in page
-    # Seeds not released: no ground truth on the items page the runs link to.
-    assert '<a href="../../#item-item-00' in page
+    assert page.count("<tr id=run-") == 2
+    assert "<td>pass<td>1 of 1<td>" in page
+    log = f"../../../data/2026-07/runs/{WL}/small/single-shot.jsonl.gz"
+    assert f"<a href={log} download>run log</a>" in page
+    # Seeds not released: no ground truth on the items page the runs link to (to the item, as
+    # these runs' requests are not chat bodies; tests/publish/test_drilldown_items.py follows a
+    # prompt's link).
+    assert "<th><a href=#item-item-00>" in page
     items = (tmp_path / "docs1" / f"runs/2026-07/{WL}/index.md").read_text()
     assert "withheld until the seed" in items
     # The workload page's results table (HTML: publish/html_table.py) links each cell to its runs.

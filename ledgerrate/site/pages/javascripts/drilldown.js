@@ -7,17 +7,45 @@
 (function () {
   "use strict";
 
-  var table = document.getElementById("lr-runs");
-  var holder = document.getElementById("lr-detail");
-  var status = document.getElementById("lr-detail-status");
-  if (!table || !holder || !status) return;
+  // What is the same on every cell page lives here, not in the page (28,000 pages of one 4 KB
+  // block each at ten 215-model editions): the icon, the texts' limits (publish/drilldown.py's
+  // INPUT_LIMIT, ANSWER_LIMIT, TOOL_LIMIT, which cut the items page's texts the same way), the
+  // status of an infrastructure exclusion (schema RunStatus.infra_excluded), and the places of
+  // the logs, read from the page's own links (tests/publish/test_drilldown_links.py checks both
+  // constants against the package).
+  var LIMITS = { input: 3000, answer: 4000, tool: 2000 };
+  var INFRA = "infra-excluded";
+  // The site's icon, beside this script (without scripts the browser asks for /favicon.ico).
+  if (document.currentScript && !document.querySelector("link[rel=icon]")) {
+    var icon = document.createElement("link");
+    icon.rel = "icon";
+    icon.href = new URL("../assets/images/favicon.png", document.currentScript.src).href;
+    document.head.appendChild(icon);
+  }
+  var table = document.querySelector("table.lr-runs");
+  var scroll = table && table.parentNode;
+  if (!table || !scroll) return;
   var PROMPT_ROLES = { system: true, developer: true, user: true };
   var DIGEST = /^[0-9a-f]{64}$/;
-  var limits = {
-    input: Number(table.dataset.limitInput),
-    answer: Number(table.dataset.limitAnswer),
-    tool: Number(table.dataset.limitTool),
-  };
+  var limits = LIMITS;
+  // The records paragraph's downloads: data/<edition>/runs|grades/<workload>/<model>/<mode>
+  // .jsonl.gz, the log's kind four segments from the end; bodies/ is beside runs/.
+  var logs = {};
+  Array.prototype.forEach.call(document.querySelectorAll("a[download]"), function (a) {
+    var parts = new URL(a.href).pathname.split("/");
+    logs[parts[parts.length - 4]] = a.href;
+  });
+  var bodiesUrl = logs.runs ? new URL("../../../bodies/", logs.runs).href : null;
+  // The page's <base> is its workload's items page (runs/<edition>/<workload>/).
+  var basePath = new URL(document.baseURI).pathname.split("/");
+  var workload = decodeURIComponent(basePath[basePath.length - 2] || "");
+  // The status line and the runs' details go below the table.
+  var status = el("p", null, "lr-status");
+  status.id = "lr-detail-status";
+  status.setAttribute("role", "status");
+  var holder = el("div");
+  holder.id = "lr-detail";
+  scroll.after(status, holder);
 
   function el(tag, text, className) {
     var node = document.createElement(tag);
@@ -102,7 +130,7 @@
   function storedString(digest) {
     if (!DIGEST.test(digest)) return Promise.reject(new Error("not a sha256: " + digest));
     if (!strings.has(digest)) {
-      strings.set(digest, fetch(table.dataset.bodies + digest + ".txt").then(function (r) {
+      strings.set(digest, fetch(bodiesUrl + digest + ".txt").then(function (r) {
         if (!r.ok) throw new Error(digest + ": HTTP " + r.status);
         return r.text();
       }));
@@ -219,21 +247,23 @@
   }
 
   function runHeader(run, row) {
-    var cells = row.querySelectorAll("td");
+    var cells = row.querySelectorAll("td");  // the row's last two: cost, latency
+    var latency = cells[cells.length - 1].textContent;
+    var spent = cells[cells.length - 2].textContent;
     var usage = run.usage || {};
     var cost = run.cost || {};
     var line = el("p");
     append(line, "Run ", el("code", run.run_id), " · " + spelled(run.status));
     if (run.failure) append(line, " (" + run.failure + ")");
-    append(line, " · started " + run.started_at + " · latency " + cells[6].textContent);
+    append(line, " · started " + run.started_at + " · latency " + latency);
     var tokens = " · tokens " + thousands(usage.input_tokens) + " in";
     if (usage.cached_input_tokens) tokens += " (+" + thousands(usage.cached_input_tokens) + " cached)";
     tokens += " / " + thousands(usage.output_tokens) + " out";
     if (usage.reasoning_tokens) tokens += " (" + thousands(usage.reasoning_tokens) + " reasoning)";
-    append(line, tokens + " (" + spelled(run.usage_basis) + ") · cost " + cells[5].textContent +
+    append(line, tokens + " (" + spelled(run.usage_basis) + ") · cost " + spent +
       " (model " + money(cost.model_usd) + ", compute " + money(cost.compute_usd) + "; " +
       spelled(run.cost_basis) + ")");
-    if (spelled(run.status) === table.dataset.infra) {
+    if (spelled(run.status) === INFRA) {
       append(line, " · ", el("strong", "infrastructure exclusion: re-run, never counted"));
     }
     var source = run.source;
@@ -330,7 +360,7 @@
     var link = el("a", run.item_id);
     link.href = item.getAttribute("href");
     append(input, el("strong", "Input and expected answer:"), " ", link, " (on the page of " +
-      table.dataset.workload + "'s items, shown once for every model and mode)");
+      workload + "'s items, shown once for every model and mode)");
     section.appendChild(input);
     try {
       var sent = await sentOf(run);
@@ -355,7 +385,7 @@
     } else {
       var none = el("p");
       append(none, el("strong", "Not graded"), " (no grade record for this run" +
-        (spelled(run.status) === table.dataset.infra ? ": infrastructure exclusions are never graded" : "") + ").");
+        (spelled(run.status) === INFRA ? ": infrastructure exclusions are never graded" : "") + ").");
       section.appendChild(none);
     }
     return section;
@@ -364,23 +394,25 @@
   async function show() {
     var rows = Array.from(table.querySelectorAll("tbody tr[id^='run-']"));
     if (!rows.length) return;
-    if (!table.dataset.runLog || typeof DecompressionStream === "undefined") {
+    if (!logs.runs || typeof DecompressionStream === "undefined") {
       status.textContent = "Each run's detail is in the logs linked above (this browser cannot read them here).";
       return;
     }
     status.textContent = "Reading each run's detail from the logs…";
-    var logs = await Promise.all([
-      readLog(table.dataset.runLog),
-      table.dataset.gradeLog ? readLog(table.dataset.gradeLog) : Promise.resolve([]),
+    var read = await Promise.all([
+      readLog(logs.runs),
+      logs.grades ? readLog(logs.grades) : Promise.resolve([]),
     ]);
-    var runs = new Map(logs[0].map(function (r) { return [r.run_id, r]; }));
-    var grades = latestGrades(logs[1]);
+    var runs = new Map(read[0].map(function (r) { return [r.run_id, r]; }));
+    var grades = latestGrades(read[1]);
     var sections = [];
     for (var i = 0; i < rows.length; i++) {
       var row = rows[i];
       var run = runs.get(row.id.slice("run-".length));
       if (!run) continue;
       row.dataset.anchor = row.id;
+      row.dataset.item = run.item_id;
+      row.dataset.attempt = run.attempt;
       sections.push(await detailOf(run, grades.get(run.run_id), row));
     }
     // The run's anchor moves from its row to its detail, where a link to it now leads.
@@ -391,9 +423,10 @@
     rows.forEach(function (row) {
       if (!row.dataset.anchor) return;
       var link = el("a", "detail");
-      link.href = "#" + row.dataset.anchor;
-      link.appendChild(el("span", " of item " + row.querySelector("th").textContent + ", attempt " +
-        row.cells[1].textContent, "lr-hidden"));
+      // In full: a bare "#run-…" would resolve against the page's <base>, the items page.
+      link.href = new URL("#" + row.dataset.anchor, location.href).href;
+      link.appendChild(el("span", " of item " + row.dataset.item + ", attempt " +
+        row.dataset.attempt, "lr-hidden"));
       row.appendChild(el("td")).appendChild(link);
       row.removeAttribute("id");
     });
