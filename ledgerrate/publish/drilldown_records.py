@@ -111,6 +111,14 @@ def _prompt_anchor(item_id: str, prompt: tuple[tuple[tuple[str, str], ...], ...]
     return segment(f"p-{digest[:PROMPT_DIGITS]}")
 
 
+def former_prompt_id(item_id: str, prompt: list[dict[str, str]]) -> Markup:
+    """The anchor a prompt had on the items page before the cell pages had to fit one block
+    ("item-<id>-prompt-" and 12 hex digits of the sha256 of the messages' JSON). The items page
+    carries it beside the short one, so a link published with an earlier build still lands."""
+    digest = hashlib.sha256(json.dumps(prompt, sort_keys=True).encode("utf-8")).hexdigest()
+    return segment(f"item-{item_id}-prompt-{digest[:12]}")
+
+
 @dataclass
 class Published:
     """The item's published dataset: truth per item id (and as indented JSON), and file names
@@ -188,7 +196,7 @@ class Item:
     item_id: str
     files: list[str]
     truth_json: str | None
-    prompts: list[tuple[Markup, list[dict[str, str]], int]]
+    prompts: list[tuple[Markup, Markup, list[dict[str, str]], int]]  # anchor, former, …
 
 
 def items_of(found: list[list[Attempt]], dataset: Published | None) -> list[Item]:
@@ -208,7 +216,10 @@ def items_of(found: list[list[Attempt]], dataset: Published | None) -> list[Item
             item_id=item_id,
             files=dataset.files.get(item_id, []) if dataset else [],
             truth_json=dataset.truth_json.get(item_id) if dataset else None,
-            prompts=[(pid, msgs, n) for pid, (msgs, n) in sorted(held.items())],
+            prompts=[
+                (pid, former_prompt_id(item_id, msgs), msgs, n)
+                for pid, (msgs, n) in sorted(held.items())
+            ],
         )
         for item_id, held in sorted(prompts.items())
     ]

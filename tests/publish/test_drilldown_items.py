@@ -3,6 +3,8 @@ every run on a cell page links there instead of repeating them."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,15 @@ def test_cell_page_links_the_items_page_which_shows_the_input_once(tmp_path: Pat
         assert re.fullmatch(r"p-[0-9a-f]{10}", anchor)
         assert f'<p id="{anchor}" class="lr-item-input">' in items  # the link lands
     assert "sent in 3 runs" in items
+    # The anchor each prompt had before the cell pages fit one block still lands: worked out
+    # here from the page's own words, as a link published with an earlier build named it.
+    former = re.findall(r'<span id="item-(item-0\d)-prompt-([0-9a-f]{12})"></span>', items)
+    assert [item for item, _ in former] == ["item-00", "item-01"]
+    for item, digest in former:
+        text = f"{PROMPT} {HOSTILE} ({item[-2:]})"  # the factory numbers each item's prompt
+        messages = [{"role": "user", "text": text}]
+        shown = json.dumps(messages, sort_keys=True).encode("utf-8")
+        assert hashlib.sha256(shown).hexdigest()[:12] == digest, item
     # The prompt is escaped as every record's text is: shown, never live.
     assert HOSTILE not in items and "<script>" not in items
     assert "&#60;script&#62;alert&#40;1&#41;&#60;&#47;script&#62;" in items
