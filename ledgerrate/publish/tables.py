@@ -77,9 +77,11 @@ def write_cell_table(
     cells: list[CellResult],
     root: str,
     cache: BuildCache | None = None,
+    up: str = "",
 ) -> Markup:
-    """Write `<stem>.csv` and `<stem>.json` into the page's folder; returns the paragraph that
-    links them (placed right before the table, which is how tables.js finds the table)."""
+    """Write `<stem>.csv` and `<stem>.json` into `rel_dir`; returns the paragraph that links
+    them (placed right before the table, which is how tables.js finds the table) from a page in
+    `rel_dir`, or in a sub-folder of it that `up` (`../`) leads back from."""
     # Products of the rows (and the edition id, the CSV's first column): at ten editions of 215
     # models the 2,230 tables' pandas frames and indented JSON were 20 s of a build.
     rows = [c.model_dump_json() for c in cells] if cache is not None else []
@@ -94,8 +96,8 @@ def write_cell_table(
     )
     schema = f"{root}data/{segment(edition.edition)}/schemas/{RESULTS_SCHEMA}"
     return Markup(
-        f'<p class="lr-table-data">This table as <a href="{stem}.csv" download>CSV</a> · '
-        f'<a href="{stem}.json" download>JSON</a> (each row a <code>CellResult</code>, '
+        f'<p class="lr-table-data">This table as <a href="{up}{stem}.csv" download>CSV</a> · '
+        f'<a href="{up}{stem}.json" download>JSON</a> (each row a <code>CellResult</code>, '
         f'<a href="{schema}">results.json schema</a> <code>$defs/CellResult</code>)</p>'
     )
 
