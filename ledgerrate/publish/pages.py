@@ -409,6 +409,7 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "section": section,
         "footer": footer(edition),
         "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
+        "has_published": any(f.path == "published.json" for f in section.files),
         "files_html": filelist.files_html(section.files),
         "sealed_html": sealed_list.sealed_html(section.sealed),
         "has_current": any(f.path == "results-current.json" for f in section.files),
