@@ -45,7 +45,14 @@ from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.price_check_data import edition_price_check
-from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
+from ledgerrate.publish.safe import (
+    external_link,
+    finalize,
+    html_only,
+    md_text,
+    pre_block,
+    segment,
+)
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.verifier import install_commands, verifier_files
 from ledgerrate.publish.workload_facts import workload_facts
@@ -84,7 +91,7 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     env.tests["changing"] = changes_a_figure
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
-    env.filters["raw_html"] = region
+    env.filters["raw_html"] = lambda html: region(html_only(html))
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
     env.filters["json_pre"] = lambda v: pre_block(json.dumps(v, indent=2, sort_keys=True))
