@@ -53,8 +53,15 @@ def cpo_key(cell: CellResult) -> Decimal | None:
 
 
 def _cells_json(cells: Iterable[CellResult]) -> bytes:
-    rows = [c.model_dump(mode="json") for c in cells]
-    return (json.dumps(rows, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    """A JSON array with one cell a line: a fifth smaller than indented, and as readable a row
+    at a time (three tables show each cell, so at ten 215-model editions these were 100 MB)."""
+    lines = [
+        json.dumps(
+            c.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
+        for c in cells
+    ]
+    return ("[\n" + ",\n".join(lines) + "\n]\n" if lines else "[]\n").encode()
 
 
 def _cells_csv(edition: EditionResults, cells: list[CellResult]) -> bytes:
