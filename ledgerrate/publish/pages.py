@@ -275,10 +275,11 @@ def _workload_run(
     cache: BuildCache | None,
     figures: CellFigures,
     up: str = "",
+    reprice: bool = True,
 ) -> dict[str, Any]:
     """What `_workload_edition.md.j2` shows of one edition's results of a workload. Its chart and
     its tables' CSV and JSON stay in the workload's folder (`rel_dir`) whichever page shows
-    them: `up` leads there from the page."""
+    them: `up` leads there from the page. `reprice`: the page carries the re-price panel."""
     workload_id = result.workload
     names = {m.id: m.name for m in edition.manifest.models}
     vendor_of = explore.vendors(edition)
@@ -314,7 +315,7 @@ def _workload_run(
         "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
         "reproductions": _reproductions(edition, workload_id, names),
         **_price_cells(edition, workload_id),
-        "reprice_script": reprice_view.script_for(edition, workload_id),
+        "reprice_script": reprice_view.script_for(edition, workload_id) if reprice else None,
     }
 
 
@@ -350,8 +351,10 @@ def render_workload(
             "edition_id": edition.id,
             "run": None
             if newest
-            else _workload_run(docs, rel_dir, edition, result, sub_root, cache, figures, "../"),
-            "reprice": False,
+            else _workload_run(
+                docs, rel_dir, edition, result, sub_root, cache, figures, "../", reprice=False
+            ),
+            "reprice_here": False,
             "reprice_method": reprice_view.METHOD.format(root=sub_root),
         }
         _write(docs, f"{rel_dir}/{segment(edition.id)}/index.md", template.render(ctx))
@@ -365,7 +368,7 @@ def render_workload(
             {"edition": e, "notes": _edition_notes(e, workload=workload_id)}
             for e, _ in reversed(appearances[:-1])
         ],
-        "reprice": True,
+        "reprice_here": True,
         "trend": _trend_section(site, workload_id, docs, rel_dir),
         "reprice_method": reprice_view.METHOD.format(root=root),
     }
