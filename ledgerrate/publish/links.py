@@ -33,8 +33,16 @@ def workload(workload_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or workload_id, f"{root}workloads/{segment(workload_id)}/index.md")
 
 
+def heading_anchor(heading: str) -> str:
+    """The id markdown's `toc` gives a heading of this text (an edition id may hold `.`, which
+    the id drops): a link to it must be that id, which `mkdocs --strict` checks."""
+    from markdown.extensions.toc import slugify
+
+    return slugify(heading, "-")
+
+
 def workload_section(workload_id: str, anchor: str, root: str, text: object) -> Markup:
-    """A heading of a workload's page (`edition-<id>`: an edition's results there)."""
+    """A heading of a workload's page (`heading_anchor("Edition <id>")`: an edition's results)."""
     return _link(text, f"{root}workloads/{segment(workload_id)}/index.md#{segment(anchor)}")
 
 
