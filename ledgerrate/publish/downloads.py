@@ -70,8 +70,11 @@ from ledgerrate.publish.load import Edition
 from ledgerrate.publish.log_gzip import GZIP_LEVEL, gzipped_log
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 
-# Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone.
-_INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST)
+# Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone;
+# and the seal, which the data page points to for each log's sealed sha256 and size instead of
+# listing thousands of them (it was in the evidence bundle only).
+_INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESCROW, SEEDS_LOST,
+           PUBLISHED)  # fmt: skip
 # Logs published as the gzip of their bytes; an incident's files go out as they are.
 GZIPPED_LOGS = (f"{RUNS}/", f"{GRADES}/", f"{PROBES}/")
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.

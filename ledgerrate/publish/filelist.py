@@ -1,11 +1,14 @@
-"""The data page's file list: grouped per cell, collapsible, short hashes.
+"""The data page's file list: per-cell logs summarised per folder, the rest grouped, short hashes.
 
 An edition has hundreds of downloads; one table row per file with a full sha256 wrapped over
-eight lines made the page ~43,000 px tall. Files are grouped (edition files, then one group
-per cell with its run and grade logs, then datasets, schemas and the bytes behind each sealed
-hash), each group a `<details>` block; a hash shows its first 12 hex digits and copies in full
-on click (SHA256SUMS has all). Paths come from edition folder names, so every one is escaped
-and checked as URL segments.
+eight lines made the page ~43,000 px tall. Files are grouped (edition files, then datasets,
+schemas and the bytes behind each sealed hash), each group a `<details>` block; a hash shows its
+first 12 hex digits and copies in full on click (SHA256SUMS has all). The run and grade logs
+(two per cell) and the request strings in `bodies/` are summarised per folder instead of listed:
+a 215-model edition has about 6,000 of them, 5.9 MB of page per edition listed. Each log is
+linked from its cell's runs page, each body is named by its sha256, and SHA256SUMS lists every
+one with its hash. Paths come from edition folder names, so every one is escaped and checked as
+URL segments.
 """
 
 from __future__ import annotations
@@ -44,8 +47,15 @@ def size_text(size: int) -> str:
     return f"{size} B"
 
 
+# Summarised, not listed: (group key prefix, the folder's row title).
+_SUMMARISED = 1  # a cell's run and grade logs
+_BODIES = (5, "bodies")
+
+
 def _group_of(path: str) -> tuple[tuple[int, str], str]:
     parts = path.split("/")
+    if parts[0] == "bodies" and len(parts) == 2:
+        return _BODIES, "request strings, each named by its sha256"
     if parts[0] in ("runs", "grades") and len(parts) == 4:
         workload, model, mode = parts[1], parts[2], parts[3].split(".")[0]
         return (1, f"{workload}/{model}/{mode}"), f"{workload} · {model} · {mode}"
@@ -96,10 +106,37 @@ def _row(f: Download) -> str:
     return f"<tr><td>{link}</td><td>{size_text(f.size)}</td><td>{hash_html(f.sha256)}</td></tr>"
 
 
+def _folder_of(path: str) -> str:
+    """The folder a summarised file is counted in: `runs/<workload>/`, `bodies/`."""
+    return "/".join(path.split("/")[:-1][:2]) + "/"
+
+
+def _summary(groups: list[Group]) -> str:
+    """One row per folder of summarised files (a workload's run logs, its grade logs, bodies)."""
+    folders: dict[str, list[Download]] = defaultdict(list)
+    for group in groups:
+        for f in group.files:  # a cell's group holds its run log and its grade log
+            folders[_folder_of(f.path)].append(f)
+    rows = "".join(
+        f"<tr><td><code>{escape(folder)}</code></td><td>{len(found)}</td>"
+        f"<td>{size_text(sum(f.size for f in found))}</td></tr>"
+        for folder, found in sorted(folders.items())
+    )
+    return (
+        '<table class="lr-folders"><thead><tr><th>Folder</th><th>Files</th><th>Size</th></tr>'
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
+
+
 def files_html(files: list[Download]) -> Markup:
-    """Raw HTML blocks (no blank line inside, so markdown leaves them alone)."""
-    blocks = []
-    for group in group_files(files):
+    """Raw HTML blocks (no blank line inside, so markdown leaves them alone): the summary of the
+    per-cell logs and bodies first, then each other group."""
+    groups = group_files(files)
+    summarised = [g for g in groups if g.key[0] == _SUMMARISED or g.key == _BODIES]
+    blocks = [_summary(summarised)] if summarised else []
+    for group in groups:
+        if group.key[0] == _SUMMARISED or group.key == _BODIES:
+            continue
         opened = " open" if group.key == (0, "edition") else ""
         count = f"{len(group.files)} file{'s' if len(group.files) != 1 else ''}"
         rows = "".join(_row(f) for f in group.files)

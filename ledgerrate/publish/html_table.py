@@ -23,6 +23,7 @@ import re
 from markupsafe import Markup
 
 from ledgerrate.publish.engine.raw_html import region
+from ledgerrate.publish.safe import html_only
 
 _LINK = re.compile(r"\[([^\[\]]*)\]\(([^()\s]*)\)")
 # What may remain in a cell once links are converted: our tags and character references.
@@ -106,5 +107,6 @@ def table_html(markdown_table: str) -> str:
 
 
 def html_table(markdown_table: str) -> Markup:
-    """Jinja filter: the table as a raw HTML block that skips markdown."""
-    return region(table_html(markdown_table))
+    """Jinja filter: the table as a raw HTML block that skips markdown, without the character
+    references only markdown needed (`safe.html_only`)."""
+    return region(html_only(table_html(markdown_table)))

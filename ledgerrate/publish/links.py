@@ -17,6 +17,11 @@ def edition(edition_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or edition_id, f"{root}editions/{segment(edition_id)}/index.md")
 
 
+def edition_section(edition_id: str, anchor: str, root: str, text: object) -> Markup:
+    """A heading of an edition's page (`re-price`: its panel for every workload)."""
+    return _link(text, f"{root}editions/{segment(edition_id)}/index.md#{segment(anchor)}")
+
+
 def edition_href(edition_id: str, root: str) -> Markup:
     """An edition page's URL for an `href` of our own HTML, with no character reference in it:
     Zensical indexes a `<noscript>` block's HTML as text, so `2026&#45;12` there reached its
@@ -26,6 +31,28 @@ def edition_href(edition_id: str, root: str) -> Markup:
 
 def workload(workload_id: str, root: str, text: object | None = None) -> Markup:
     return _link(text or workload_id, f"{root}workloads/{segment(workload_id)}/index.md")
+
+
+def heading_anchor(heading: str) -> str:
+    """The id markdown's `toc` gives a heading of this text (an edition id may hold `.`, which
+    the id drops): a link to it must be that id, which `mkdocs --strict` checks."""
+    from markdown.extensions.toc import slugify
+
+    return slugify(heading, "-")
+
+
+def workload_section(workload_id: str, anchor: str, root: str, text: object) -> Markup:
+    """A heading of a workload's page (`heading_anchor("Edition <id>")`: an edition's results)."""
+    return _link(text, f"{root}workloads/{segment(workload_id)}/index.md#{segment(anchor)}")
+
+
+def workload_edition(
+    workload_id: str, edition_id: str, root: str, text: object | None = None
+) -> Markup:
+    """One edition's results of a workload: a page of its own for every edition but the
+    newest, whose results are on the workload's page (and whose page here points there)."""
+    target = f"{root}workloads/{segment(workload_id)}/{segment(edition_id)}/index.md"
+    return _link(text or f"{workload_id} in edition {edition_id}", target)
 
 
 def primitive(name: str, root: str, text: object | None = None) -> Markup:

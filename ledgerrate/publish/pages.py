@@ -45,7 +45,14 @@ from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.price_check_data import edition_price_check
-from ledgerrate.publish.safe import external_link, finalize, md_text, pre_block, segment
+from ledgerrate.publish.safe import (
+    external_link,
+    finalize,
+    html_only,
+    md_text,
+    pre_block,
+    segment,
+)
 from ledgerrate.publish.site import Site, footer, in_card_order, workload_base
 from ledgerrate.publish.verifier import install_commands, verifier_files
 from ledgerrate.publish.workload_facts import workload_facts
@@ -84,7 +91,7 @@ def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     env.tests["changing"] = changes_a_figure
     # A large table or block of our own HTML skips markdown (publish/html_table.py, raw_html.py).
     env.filters["html_table"] = html_table
-    env.filters["raw_html"] = region
+    env.filters["raw_html"] = lambda html: region(html_only(html))
     # jinja's own `tojson` marks its output safe for HTML, which is not safe for markdown.
     env.filters["tojson"] = lambda v: md_text(json.dumps(v, sort_keys=True, default=str))
     env.filters["json_pre"] = lambda v: pre_block(json.dumps(v, indent=2, sort_keys=True))
@@ -100,14 +107,15 @@ def _write(docs: Path, rel: str, text: str) -> None:
     write_plain(docs / rel, (text.rstrip("\n") + "\n").encode("utf-8"))
 
 
-def _svg_img(docs: Path, rel_dir: str, name: str, svg: str) -> Markup:
+def _svg_img(docs: Path, rel_dir: str, name: str, svg: str, up: str = "") -> Markup:
     """Charts are files shown with `<img>` (alt text from the SVG's own title): an SVG inline in
-    markdown would be parsed as markdown, and an `<img>` never runs script in the SVG."""
+    markdown would be parsed as markdown, and an `<img>` never runs script in the SVG. `up`
+    leads from the page to `rel_dir` (a page in a sub-folder of it)."""
     write_plain(docs / rel_dir / name, svg.encode("utf-8"))
     found = _TITLE.search(svg)
     alt = found.group(1).strip() if found else name
     alt_attr = md_text(re.sub(r"<[^>]*>", "", alt))
-    return Markup(f'<img class="lr-chart" src="{name}" alt="{alt_attr}">')
+    return Markup(f'<img class="lr-chart" src="{up}{name}" alt="{alt_attr}">')
 
 
 def _edition_notes(edition: Edition, *, workload: str | None = None, model: str | None = None):
@@ -258,6 +266,59 @@ def _price_cells(edition: Edition, workload_id: str) -> dict[str, Any]:
     }
 
 
+def _workload_run(
+    docs: Path,
+    rel_dir: str,
+    edition: Edition,
+    result: WorkloadResult,
+    root: str,
+    cache: BuildCache | None,
+    figures: CellFigures,
+    up: str = "",
+    reprice: bool = True,
+) -> dict[str, Any]:
+    """What `_workload_edition.md.j2` shows of one edition's results of a workload. Its chart and
+    its tables' CSV and JSON stay in the workload's folder (`rel_dir`) whichever page shows
+    them: `up` leads there from the page. `reprice`: the page carries the re-price panel."""
+    workload_id = result.workload
+    names = {m.id: m.name for m in edition.manifest.models}
+    vendor_of = explore.vendors(edition)
+    chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
+    name = f"cost-vs-pass-{segment(edition.id)}.svg"
+    return {
+        "edition": edition,
+        "result": result,
+        "chart": _svg_img(docs, rel_dir, name, chart_svg, up),
+        "rows": [
+            {
+                "cell": c,
+                "fig": figures(edition, c, root),
+                "name": names.get(c.model, c.model),
+                "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
+                "vendor": vendor_of.get(c.model, ""),
+                "runs": drilldown.link(c, edition.id, root, f"{c.n} runs"),
+            }
+            for c in result.cells
+        ],
+        "table": tables.write_cell_table(
+            docs,
+            rel_dir,
+            f"cells-{segment(edition.id)}",
+            edition.results,
+            result.cells,
+            root,
+            cache,
+            up,
+        ),
+        "names": names,
+        "notes": _edition_notes(edition, workload=workload_id),
+        "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
+        "reproductions": _reproductions(edition, workload_id, names),
+        **_price_cells(edition, workload_id),
+        "reprice_script": reprice_view.script_for(edition, workload_id) if reprice else None,
+    }
+
+
 def render_workload(
     env: Environment,
     site: Site,
@@ -266,58 +327,49 @@ def render_workload(
     cache: BuildCache | None = None,
     figures: CellFigures | None = None,
 ) -> None:
+    """The workload's page shows its newest edition's results in full, and each older edition's
+    are on a page of their own (`workloads/<workload>/<edition>/`): at ten 215-model editions
+    one page holding every edition's tables was 10-13 MB. Every edition has that page, the
+    newest's pointing back here, so a link to one edition's results never has to change."""
     root = "../../"
     figures = figures if figures is not None else CellFigures()
     rel_dir = f"{site_paths.WORKLOADS}/{segment(workload_id)}"
-    runs: list[dict[str, Any]] = []
-    for edition, result in site.workloads[workload_id]:
-        names = {m.id: m.name for m in edition.manifest.models}
-        vendor_of = explore.vendors(edition)
-        chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
-        chart = _svg_img(docs, rel_dir, f"cost-vs-pass-{segment(edition.id)}.svg", chart_svg)
-        runs.append(
-            {
-                "edition": edition,
-                "result": result,
-                "chart": chart,
-                "rows": [
-                    {
-                        "cell": c,
-                        "fig": figures(edition, c, root),
-                        "name": names.get(c.model, c.model),
-                        "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
-                        "vendor": vendor_of.get(c.model, ""),
-                        "runs": drilldown.link(c, edition.id, root, f"{c.n} runs"),
-                    }
-                    for c in result.cells
-                ],
-                "table": tables.write_cell_table(
-                    docs,
-                    rel_dir,
-                    f"cells-{segment(edition.id)}",
-                    edition.results,
-                    result.cells,
-                    root,
-                    cache,
-                ),
-                "names": names,
-                "notes": _edition_notes(edition, workload=workload_id),
-                "diag_keys": sorted({k for c in result.cells for k in c.diagnostics}),
-                "reproductions": _reproductions(edition, workload_id, names),
-                **_price_cells(edition, workload_id),
-                "reprice_script": reprice_view.script_for(edition, workload_id),
-            }
-        )
-    latest_result: WorkloadResult = site.workloads[workload_id][-1][1]
-    ctx = {
-        "root": root,
+    appearances = site.workloads[workload_id]
+    latest_edition, latest_result = appearances[-1]
+    common = {
         "workload_id": workload_id,
         "title": latest_result.title,
+        "answer_limit": ANSWER_LIMIT,
+    }
+    template = env.get_template("workload_edition.md.j2")
+    for edition, result in appearances:
+        newest = edition is latest_edition
+        sub_root = "../../../"
+        ctx = {
+            **common,
+            "root": sub_root,
+            "edition_id": edition.id,
+            "run": None
+            if newest
+            else _workload_run(
+                docs, rel_dir, edition, result, sub_root, cache, figures, "../", reprice=False
+            ),
+            "reprice_here": False,
+            "reprice_method": reprice_view.METHOD.format(root=sub_root),
+        }
+        _write(docs, f"{rel_dir}/{segment(edition.id)}/index.md", template.render(ctx))
+    ctx = {
+        **common,
+        "root": root,
         "unit": latest_result.unit,
         "meta": workload_facts(workload_id, cache),
-        "runs": list(reversed(runs)),
+        "latest": _workload_run(docs, rel_dir, latest_edition, latest_result, root, cache, figures),
+        "older": [
+            {"edition": e, "notes": _edition_notes(e, workload=workload_id)}
+            for e, _ in reversed(appearances[:-1])
+        ],
+        "reprice_here": True,
         "trend": _trend_section(site, workload_id, docs, rel_dir),
-        "answer_limit": ANSWER_LIMIT,
         "reprice_method": reprice_view.METHOD.format(root=root),
     }
     _write(docs, f"{rel_dir}/index.md", env.get_template("workload.md.j2").render(ctx))
@@ -367,6 +419,7 @@ def render_data(env: Environment, edition: Edition, section: DataSection, docs: 
         "section": section,
         "footer": footer(edition),
         "has_pdf": any(f.path == "ratecard.pdf" for f in section.files),
+        "has_published": any(f.path == "published.json" for f in section.files),
         "files_html": filelist.files_html(section.files),
         "sealed_html": sealed_list.sealed_html(section.sealed),
         "has_current": any(f.path == "results-current.json" for f in section.files),

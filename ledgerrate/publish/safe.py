@@ -45,6 +45,25 @@ _escape_inline = _replacer(_INLINE)
 _escape_block = _replacer(_BLOCK)
 
 
+# In HTML that markdown never reads (a raw block, `engine/raw_html.py`) only these characters
+# still need a reference; every other reference `_escape_inline` wrote is the character itself
+# to a browser (in text and in a quoted attribute alike). Newlines stay references: a raw block
+# loses its blank lines (`raw_html.region`), and a `<pre>` keeps its lines as `&#10;`.
+_HTML_SYNTAX = frozenset("<>&\"'\n\r\t")
+_PLAIN_REFERENCE = re.compile(
+    "&#(" + "|".join(str(ord(c)) for c in sorted(_ACTIVE - _HTML_SYNTAX)) + ");"
+)
+
+
+def html_only(html: str) -> str:
+    """`html`, our own markup with every value escaped for markdown, with the references that
+    only markdown needed turned back into their characters: a browser builds the same page
+    from it, a fifth fewer bytes in a results table (`single&#45;shot`, `0&#47;15`). Only for
+    HTML that reaches the page as a raw block, which markdown never reads: `<`, `&` and
+    quotes stay references, so hostile text stays text."""
+    return _PLAIN_REFERENCE.sub(lambda m: chr(int(m[1])), html)
+
+
 def md_text(value: Any) -> Markup:
     """Inline text: one line, nothing active. Newlines become spaces so a table row survives."""
     return Markup(_escape_inline(str(value)))

@@ -412,7 +412,9 @@ def test_pdf_rate_card_downloads_with_disclaimer_and_footer(
 
 def _table_after(page: object, csv_name: str, nth: int = 0) -> object:
     """The results table that follows the nth paragraph linking `csv_name` (its data)."""
-    marker = page.locator(f"p.lr-table-data:has(a[href='{csv_name}'])").nth(nth)  # type: ignore[attr-defined]
+    # On an older edition's page of a workload the table's data is one folder up (`../`).
+    linked = f"a[href='{csv_name}'], a[href='../{csv_name}']"
+    marker = page.locator(f"p.lr-table-data:has({linked})").nth(nth)  # type: ignore[attr-defined]
     return marker.locator("xpath=following::table[1]")
 
 
@@ -437,7 +439,7 @@ def test_results_table_sorts_numbers_as_numbers_and_no_outcome_last(
     browser: object, server: str, leaks: list[str]
 ) -> None:
     page = _page(browser, server, leaks)
-    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))  # type: ignore[attr-defined]
+    page.goto(urljoin(server, f"workloads/extract.invoice.v1/{TWO_MODELS}/"))  # type: ignore[attr-defined]
     costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)  # outcomes, costs, usage
     col = _column(costs, "CPO per job · per item [95% CI per item]")
     header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
@@ -448,7 +450,7 @@ def test_results_table_sorts_numbers_as_numbers_and_no_outcome_last(
     header.click()
     down = [float(k) for k in _keys(costs, col)]
     assert down == sorted(up, reverse=True)
-    page.goto(urljoin(server, "workloads/execute.month-end.v1/"))  # type: ignore[attr-defined]
+    page.goto(urljoin(server, f"workloads/execute.month-end.v1/{TWO_MODELS}/"))  # type: ignore[attr-defined]
     costs = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=1)
     col = _column(costs, "CPO per job · per item [95% CI per item]")
     header = costs.locator("thead th").nth(col).locator("button")  # type: ignore[attr-defined]
@@ -464,7 +466,7 @@ def test_results_table_filters_by_mode_vendor_and_qualifying(
     browser: object, server: str, leaks: list[str]
 ) -> None:
     page = _page(browser, server, leaks)
-    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))  # type: ignore[attr-defined]
+    page.goto(urljoin(server, f"workloads/extract.invoice.v1/{TWO_MODELS}/"))  # type: ignore[attr-defined]
     data = page.request.get(  # type: ignore[attr-defined]
         urljoin(server, f"workloads/extract.invoice.v1/cells-{TWO_MODELS}.json")
     ).json()
@@ -491,7 +493,7 @@ def test_results_table_filters_by_mode_vendor_and_qualifying(
 def test_results_tables_read_with_javascript_off(browser: object, server: str) -> None:
     context = browser.new_context(java_script_enabled=False)  # type: ignore[attr-defined]
     page = context.new_page()
-    page.goto(urljoin(server, "workloads/extract.invoice.v1/"))
+    page.goto(urljoin(server, f"workloads/extract.invoice.v1/{TWO_MODELS}/"))
     outcomes = _table_after(page, f"cells-{TWO_MODELS}.csv", nth=0)
     assert outcomes.locator("tbody tr").count() == 5
     assert page.locator(".lr-filters").count() == 0  # no controls without the script
@@ -626,8 +628,14 @@ def test_one_drill_down_per_workload_reads_the_checks(
     assert not all((edition / "seeds.json").exists() for edition, _ in pairs)
     opened = 0
     for edition, workload in pairs:
-        page.goto(urljoin(server, f"workloads/{workload}/"))  # type: ignore[attr-defined]
-        link = page.locator(f"a[href*='runs/{edition.name}/{workload}/']").first  # type: ignore[attr-defined]
+        # An edition's results of a workload are on its page of that workload, the newest
+        # edition's on the workload's own page (its edition page points there).
+        page.goto(urljoin(server, f"workloads/{workload}/{edition.name}/"))  # type: ignore[attr-defined]
+        runs = f"a[href*='runs/{edition.name}/{workload}/']"
+        if page.locator(runs).count() == 0:  # type: ignore[attr-defined]
+            page.locator(f"a[href$='#edition-{edition.name}']").first.click()  # type: ignore[attr-defined]
+            page.wait_for_load_state()  # type: ignore[attr-defined]
+        link = page.locator(runs).first  # type: ignore[attr-defined]
         link.click()
         page.wait_for_load_state()  # type: ignore[attr-defined]
         section = page.locator("h2.lr-run").first  # type: ignore[attr-defined]
@@ -786,12 +794,13 @@ def test_gap_chart_and_pareto_frontier_on_the_bundled_editions(
     assert all(frontiers.get(e, 0) >= 1 for e in ids), frontiers
 
 
-# One page of every kind (home, edition, workload, model, compare, runs, items, data, errata,
-# erratum, methodology, glossary), at a desktop width and a phone's.
+# One page of every kind (home, edition, workload, a workload's older edition, model, compare,
+# runs, items, data, errata, erratum, methodology, glossary), at a desktop width and a phone's.
 PAGE_KINDS = {
     "home": "",
     "edition": "editions/2026-12/",
     "workload": "workloads/extract.invoice.v2/",
+    "workload-edition": "workloads/extract.invoice.v2/2026-11-b/",
     "model": "models/smollm2/",
     "compare": f"compare/{TWO_MODELS}/",
     "runs": "runs/2026-12/query.nl2sql.v1/smollm2/agentic/",

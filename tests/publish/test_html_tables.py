@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import markdown
@@ -15,7 +16,7 @@ from ledgerrate.core.errors import UsageProblem
 from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.engine.run import run_mkdocs
 from ledgerrate.publish.html_table import TableSyntaxError, html_table, table_html
-from ledgerrate.publish.safe import md_text
+from ledgerrate.publish.safe import html_only, md_text
 from tests.publish.factory import texts_sent_through
 
 _PAGE_LINK = re.compile(r'href="([^"]*?)index\.md"')
@@ -41,6 +42,41 @@ def test_each_table_is_the_html_markdown_writes_for_it(tables: list[str]) -> Non
     for text in tables:
         expected = _as_mkdocs_writes(markdown.markdown(text, extensions=["tables"]))
         assert table_html(text) == expected, text[:300]
+
+
+class _Dom(HTMLParser):
+    """What a browser builds from HTML, as a flat list: tags with their decoded attributes, and
+    decoded text."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.seen: list[object] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.append((tag, attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.seen.append(f"/{tag}")
+
+    def handle_data(self, data: str) -> None:
+        self.seen.append(data)
+
+
+def test_the_page_gets_the_same_table_with_fewer_references(tables: list[str]) -> None:
+    """The table as published (`html_table`) is the HTML markdown writes with the references
+    only markdown needed written as characters: the same elements, attributes and text."""
+    shrunk = 0
+    for text in tables:
+        written = table_html(text)
+        published = html_only(written)
+        assert _Dom(published).seen == _Dom(written).seen, text[:300]
+        assert str(html_table(text)) == str(region(published))
+        shrunk += len(written) - len(published)
+    assert shrunk > 0
+    hostile = [html_only(table_html(t)) for t in tables if "&#60;script&#62;" in t]
+    assert hostile and all("<script" not in t and "&#60;script&#62;" in t for t in hostile)
 
 
 def test_a_page_link_takes_its_final_form_and_a_file_link_stays() -> None:

@@ -143,9 +143,22 @@ def test_the_data_page_links_every_sealed_file_and_says_what_sealed_it(
     section = write_downloads(load_edition(edition_copy), tmp_path / "data")
     html = str(sealed_html(section.sealed))
     published = json.loads((edition_copy / "published.json").read_text())
+    # The seal is published beside the downloads: the logs and request strings it sealed as
+    # they still are are counted per folder on the page, their sha256 and size being its own.
+    assert (tmp_path / "data" / "published.json").read_bytes() == (
+        edition_copy / "published.json"
+    ).read_bytes()
     for name in [*published["files"], CURRENT]:
-        assert f'href="{site_name(name)}"' in html, name
         assert (tmp_path / "data" / site_name(name)).is_file(), name
+        [entry] = [s for s in section.sealed if s.name == name]
+        counted = name.startswith(("runs/", "grades/", "probes/", "bodies/"))
+        if counted and entry.sealed_by == "published.json" and not entry.grown:
+            folder = "/".join(name.split("/")[:-1][:2]) + "/"
+            assert f"<code>{folder}</code>" in html and f'href="{site_name(name)}"' not in html
+        else:
+            assert f'href="{site_name(name)}"' in html, name
+    # The erratum sealed the grade log it corrected again: that one is listed with its seal.
+    assert f'href="{site_name(GRADES)}"' in html
     [current] = [s for s in section.sealed if s.name == CURRENT]
     assert current.sealed_by == "erratum 2026-11-30"
     assert current.sha256 == sha256_file(edition_copy / CURRENT)

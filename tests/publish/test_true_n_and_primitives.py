@@ -48,7 +48,11 @@ def test_home_shows_the_registered_n_and_its_reason(docs: Path) -> None:
 def test_workload_and_model_pages_show_each_editions_own_n(docs: Path) -> None:
     page = _read(docs / "workloads" / WL / "index.md")
     assert "n = 10 items per cell" in page and REASON in page
-    assert "n = 15 items per cell" in page  # the earlier edition ran the standard's 15
+    # The earlier edition ran the standard's 15; its results are on a page of their own.
+    assert "n = 15 items per cell" not in page
+    assert f"workloads/{WL}/2026-04/index.md" in page
+    earlier = _read(docs / "workloads" / WL / "2026-04" / "index.md")
+    assert "n = 15 items per cell" in earlier and REASON not in earlier
     model = _read(docs / "models" / "ref" / "index.md")
     assert "n = 10 items per cell" in model and "n = 15 items per cell" in model
 
