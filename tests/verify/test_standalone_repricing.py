@@ -92,6 +92,7 @@ def test_the_pages_reprice_from_the_totals_the_verifier_checks(
     import yaml
 
     compared = 0
+    unpanelled: set[tuple[str, str, str, str]] = set()  # every published cell has a panel
     for edition in ("2026-11", "2026-11-b", "2026-12"):
         doc = json.loads((bundled_site / "data" / edition / "results-corrected.json").read_text())
         cells = {
@@ -99,6 +100,7 @@ def test_the_pages_reprice_from_the_totals_the_verifier_checks(
             for w in doc["results"]["workloads"]
             for c in w["cells"]
         }
+        unpanelled |= {(edition, *key) for key in cells}
         pricing = yaml.safe_load((bundled_site / "data" / edition / "pricing.yaml").read_text())
         pages = [bundled_site / "editions" / edition / "index.html"]
         pages += [
@@ -128,5 +130,8 @@ def test_the_pages_reprice_from_the_totals_the_verifier_checks(
                         assert Decimal(shown["seconds"]) == Decimal(timed["seconds"])
                         assert Decimal(shown["rounding_usd"]) == Decimal(timed["rounding_usd"])
                         assert cell["passes"] == published["passes"]
+                        unpanelled.discard((edition, workload["id"], cell["model"], cell["mode"]))
                         compared += 1
-    assert compared >= 60
+    # An older edition's page of a workload re-prices through the edition page's panel, so
+    # the check is that each cell is in some panel, not that every page has one.
+    assert compared and not unpanelled, sorted(unpanelled)[:5]
