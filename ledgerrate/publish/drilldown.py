@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
@@ -45,10 +46,12 @@ from ledgerrate.publish.drilldown_records import (
     items_of,
     published_dataset,
 )
-from ledgerrate.publish.load import Edition
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.site import footer
 from ledgerrate.schema import MANUAL_MODEL, CellResult, RunRecord, RunStatus, WorkloadResult
+
+if TYPE_CHECKING:  # a type only: the figures' code (publish.load) makes no cell page
+    from ledgerrate.publish.load import Edition
 
 TEMPLATE = "run_cell.html.j2"
 ITEMS_TEMPLATE = "run_items.md.j2"

@@ -3,8 +3,9 @@
 A product's cache key holds `BuildCache.code(kind)`, the digest of:
 - the source of the modules named for its kind below and of every `ledgerrate` module they
   import, found by reading their import statements (an import inside a function counts, so a
-  renderer imported lazily is still part of its product's code), with each imported module's
-  parent packages (importing a module runs their `__init__.py`);
+  renderer imported lazily is still part of its product's code; one under `if TYPE_CHECKING:`
+  does not, as it never runs: a type named only in annotations brings no code into the key),
+  with each imported module's parent packages (importing a module runs their `__init__.py`);
 - the files under `ledgerrate/site/` it reads (templates, CSS), named below; files there that a
   kind does not name cannot change its products;
 - folders named below whose modules are reached without an import statement the scan can read
@@ -163,7 +164,7 @@ def _imports(source: bytes, current: str) -> tuple[list[str], list[str]]:
     tree = ast.parse(source)
     internal: list[str] = []
     external: list[str] = []
-    for node in ast.walk(tree):
+    for node in _run_nodes(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -181,3 +182,29 @@ def _imports(source: bytes, current: str) -> tuple[list[str], list[str]]:
             elif top and top not in sys.stdlib_module_names and top != "__future__":
                 external.append(top)
     return internal, external
+
+
+def _run_nodes(tree: ast.AST) -> Iterable[ast.AST]:
+    """Every node of `tree` but those under `if TYPE_CHECKING:` (its `else` is walked): an
+    import there is read by type checkers only, never run, so the code it names makes
+    nothing. Any other test, `if not TYPE_CHECKING:` or `if TYPE_CHECKING and x:` among them,
+    is walked whole."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            pending.extend(node.orelse)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `<module>.TYPE_CHECKING` (`typing.TYPE_CHECKING`), and nothing else."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+        and isinstance(test.value, ast.Name)
+    )

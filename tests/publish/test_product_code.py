@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +83,101 @@ def test_a_code_change_remakes_only_the_products_made_by_that_code(
     # The PDF code: the rate card (the board packs are the workloads' own renderer).
     _edit(package / "publish" / "pdf.py", "# kerning\n")
     assert build("pdf-code")[0] == {"ratecard": 1}
+
+
+TYPE_ONLY = """
+import typing
+from typing import TYPE_CHECKING
+
+from ledgerrate.core import hashing
+
+if TYPE_CHECKING:
+    import pandas
+
+    from ledgerrate.metrics.report import edition_results
+else:
+    from ledgerrate.core import io
+if typing.TYPE_CHECKING:
+    from ledgerrate.metrics import compute
+if not TYPE_CHECKING:
+    from ledgerrate.core import usd
+if TYPE_CHECKING and hashing:
+    from ledgerrate.core import edition
+
+
+def lazy():
+    if TYPE_CHECKING:
+        from ledgerrate.metrics import load
+    from ledgerrate.publish import pdf
+"""
+
+
+def test_an_import_only_type_checkers_read_is_not_part_of_the_code() -> None:
+    internal, external = product_code._imports(TYPE_ONLY.encode(), "ledgerrate.publish")
+    # What runs: the plain imports, the `else` of a type-checking test, any other test, a lazy
+    # import inside a function.
+    for runs in ("core.hashing", "core.io", "core.usd", "core.edition", "publish.pdf"):
+        assert f"ledgerrate.{runs}" in internal, runs
+    # What only a type checker reads, at the top or inside a function.
+    assert not [name for name in internal if name.startswith("ledgerrate.metrics")]
+    assert "pandas" not in external
+
+
+def test_the_drilldown_names_the_editions_type_without_importing_the_figures_code() -> None:
+    source = (PACKAGE / "publish" / "drilldown.py").read_bytes()
+    internal, _ = product_code._imports(source, "ledgerrate.publish")
+    assert "ledgerrate.publish.load" not in internal
+    assert "ledgerrate.publish.card" in internal  # its statements are on every cell page
+
+
+# Each kind's modules imported in a process forked from one that has loaded only the
+# third-party libraries they import (so each child pays for its own `ledgerrate` modules alone):
+# the `ledgerrate` modules that importing them runs.
+LOADED = """
+import importlib, json, os, sys
+kinds, libraries = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for name in libraries:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass  # an optional library: a child that needs it fails and says so
+assert not [n for n in sys.modules if n.startswith("ledgerrate")]
+found = {}
+for kind, modules in kinds.items():
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.close(read)
+        for name in modules:
+            importlib.import_module(name)
+        loaded = [m.__file__ for n, m in list(sys.modules.items())
+                  if n.startswith("ledgerrate") and getattr(m, "__file__", None)]
+        os.write(write, json.dumps(loaded).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        found[kind] = json.loads(pipe.read())
+    os.wait()
+print(json.dumps(found))
+"""
+
+
+def test_every_module_that_runs_when_a_kinds_code_is_imported_is_in_its_key() -> None:
+    """The scan leaves out only what never runs: each module that importing a kind's modules
+    loads is in its key (but the modules another kind owns, which it leaves out on purpose)."""
+    specs = product_code.PRODUCTS
+    kinds = {",".join(spec.modules): list(spec.modules) for spec in specs.values()}
+    libraries = sorted({n for k in specs for n in product_code.code_files(k, PACKAGE).imported})
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, json.dumps(kinds), json.dumps(libraries)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PACKAGE.parent,
+    )
+    loaded = json.loads(done.stdout)
+    owned = {product_code.module_path(m, PACKAGE) for spec in specs.values() for m in spec.own}
+    for kind, spec in specs.items():
+        mine = {product_code.module_path(module, PACKAGE) for module in spec.own}
+        key = set(product_code.code_files(kind, PACKAGE).files)
+        missing = {Path(p) for p in loaded[",".join(spec.modules)]} - key - (owned - mine)
+        assert not missing, (kind, sorted(str(p) for p in missing))
