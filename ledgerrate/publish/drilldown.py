@@ -47,7 +47,6 @@ from ledgerrate.publish.drilldown_records import (
     published_dataset,
 )
 from ledgerrate.publish.safe import segment
-from ledgerrate.publish.site import footer
 from ledgerrate.schema import MANUAL_MODEL, CellResult, RunRecord, RunStatus, WorkloadResult
 
 if TYPE_CHECKING:  # a type only: the figures' code (publish.load) makes no cell page
@@ -180,7 +179,6 @@ def _render(
         else None,
         "anchor": anchor,
         "infra": RunStatus.infra_excluded,
-        "footer": footer(edition),
     }
     text = template.render(ctx)
     return (text.rstrip("\n") + "\n").encode("utf-8")
