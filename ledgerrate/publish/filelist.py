@@ -14,6 +14,7 @@ URL segments.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
@@ -106,25 +107,29 @@ def _row(f: Download) -> str:
     return f"<tr><td>{link}</td><td>{size_text(f.size)}</td><td>{hash_html(f.sha256)}</td></tr>"
 
 
-def _folder_of(path: str) -> str:
-    """The folder a summarised file is counted in: `runs/<workload>/`, `bodies/`."""
-    return "/".join(path.split("/")[:-1][:2]) + "/"
+def folder_counts(files: Iterable[tuple[str, int]], heading: str, size_heading: str) -> str:
+    """One row per folder (`runs/<workload>/`, `bodies/`) of the (path, size) pairs given: how
+    many files it holds and their size, for pages that count per-cell files instead of listing
+    them."""
+    folders: dict[str, list[int]] = defaultdict(list)
+    for path, size in files:
+        folders["/".join(path.split("/")[:-1][:2]) + "/"].append(size)
+    rows = "".join(
+        f"<tr><td><code>{escape(folder)}</code></td><td>{len(sizes)}</td>"
+        f"<td>{size_text(sum(sizes))}</td></tr>"
+        for folder, sizes in sorted(folders.items())
+    )
+    return (
+        f'<table class="lr-folders"><thead><tr><th>{heading}</th><th>Files</th>'
+        f"<th>{size_heading}</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _summary(groups: list[Group]) -> str:
-    """One row per folder of summarised files (a workload's run logs, its grade logs, bodies)."""
-    folders: dict[str, list[Download]] = defaultdict(list)
-    for group in groups:
-        for f in group.files:  # a cell's group holds its run log and its grade log
-            folders[_folder_of(f.path)].append(f)
-    rows = "".join(
-        f"<tr><td><code>{escape(folder)}</code></td><td>{len(found)}</td>"
-        f"<td>{size_text(sum(f.size for f in found))}</td></tr>"
-        for folder, found in sorted(folders.items())
-    )
-    return (
-        '<table class="lr-folders"><thead><tr><th>Folder</th><th>Files</th><th>Size</th></tr>'
-        f"</thead><tbody>{rows}</tbody></table>"
+    """One row per folder of summarised files (a workload's run logs, its grade logs, bodies);
+    a cell's group holds its run log and its grade log."""
+    return folder_counts(
+        ((f.path, f.size) for group in groups for f in group.files), "Folder", "Size"
     )
 
 

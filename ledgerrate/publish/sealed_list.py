@@ -9,14 +9,13 @@ cell's runs page. A log that grew since, and every file an erratum sealed, is st
 
 from __future__ import annotations
 
-from collections import defaultdict
 from html import escape
 
 from markupsafe import Markup
 
 from ledgerrate.core.layout import PUBLISHED
 from ledgerrate.publish.downloads import SealedDownload
-from ledgerrate.publish.filelist import hash_html, size_text
+from ledgerrate.publish.filelist import folder_counts, hash_html, size_text
 from ledgerrate.publish.safe import segment
 
 
@@ -44,17 +43,8 @@ def _counted(entry: SealedDownload) -> bool:
 
 
 def _counts(entries: list[SealedDownload]) -> str:
-    folders: dict[str, list[SealedDownload]] = defaultdict(list)
-    for e in entries:
-        folders["/".join(e.name.split("/")[:-1][:2]) + "/"].append(e)
-    rows = "".join(
-        f"<tr><td><code>{escape(folder)}</code></td><td>{len(found)}</td>"
-        f"<td>{size_text(sum(e.size for e in found))}</td></tr>"
-        for folder, found in sorted(folders.items())
-    )
-    return (
-        '<table class="lr-folders"><thead><tr><th>Sealed by published.json, as sealed</th>'
-        f"<th>Files</th><th>Sealed size</th></tr></thead><tbody>{rows}</tbody></table>"
+    return folder_counts(
+        ((e.name, e.size) for e in entries), "Sealed by published.json, as sealed", "Sealed size"
     )
 
 
