@@ -22,10 +22,13 @@ class _Anchors(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.hrefs: list[str] = []
+        self.base: str | None = None  # the first <base href> (the cell pages have one)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "a":
             self.hrefs += [v for k, v in attrs if k == "href" and v]
+        elif tag == "base" and self.base is None:
+            self.base = next((v for k, v in attrs if k == "href" and v), None)
 
 
 def _target(site: Path, page: str, href: str) -> str | None:
@@ -49,7 +52,11 @@ def pages_and_links(site: Path) -> tuple[set[str], set[tuple[str, str]]]:
     for page in pages - {"404.html"}:  # the 404 page's links are absolute by design
         parser = _Anchors()
         parser.feed((site / page).read_text("utf-8"))
-        links |= {(page, t) for t in (_target(site, page, h) for h in parser.hrefs) if t}
+        # Links resolve against the page's <base>, as a browser resolves them.
+        at = page
+        if parser.base is not None:
+            at = posixpath.join(posixpath.dirname(page), parser.base, "index.html")
+        links |= {(page, t) for t in (_target(site, at, h) for h in parser.hrefs) if t}
     return pages, links
 
 
