@@ -307,10 +307,12 @@ class BuildCache:
         known = self._digests.get("<product code>")
         if known is not None and known[0] == stamp:
             return known[1]
-        versions = _distribution_versions()
+        versions = self._distributions()
         codes = {}
+        remembered = self._digests.get("<module imports>")
+        scanner = product_code.Scanner(self.package, remembered[0] if remembered else None)
         for kind in sorted(product_code.PRODUCTS):
-            made = product_code.code_files(kind, self.package)
+            made = scanner.code_files(kind)
             names = {d for top in made.imported for d in versions.get(top, {})}
             names.update(made.libraries)
             flat = {d: v for top in versions.values() for d, v in top.items()}
@@ -325,6 +327,7 @@ class BuildCache:
                 }
             )
         self._digests["<product code>"] = [stamp, codes]
+        self._digests["<module imports>"] = [scanner.used]
         self._dirty = True
         return codes
 
@@ -334,6 +337,18 @@ class BuildCache:
 
         site = Path(sysconfig.get_paths()["purelib"])
         return [str(site), site.stat().st_mtime_ns]
+
+    def _distributions(self) -> dict[str, dict[str, str]]:
+        # Every installed distribution's metadata read again is more than a second: remembered,
+        # as `_library_versions` is, while site-packages' entries are those it was read from.
+        stamp = self._site_packages_stamp()
+        known = self._digests.get("<distributions>")
+        if known is not None and known[0] == stamp:
+            return known[1]
+        found = _distribution_versions()
+        self._digests["<distributions>"] = [stamp, found]
+        self._dirty = True
+        return found
 
     def _library_versions(self) -> dict[str, str]:
         # Reading a dozen packages' metadata costs more than the rest of a no-change build;

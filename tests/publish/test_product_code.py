@@ -85,6 +85,37 @@ def test_a_code_change_remakes_only_the_products_made_by_that_code(
     assert build("pdf-code")[0] == {"ratecard": 1}
 
 
+def test_imports_remembered_by_a_build_are_read_again_from_a_changed_module(
+    tmp_path: Path,
+) -> None:
+    """A build remembers each module's imports by the digest of its source: the next one,
+    after an upgrade added an import to one module, reads that module again and finds the
+    module it now reaches, and no kind's key differs from a scan that remembered nothing."""
+    package = tmp_path / "ledgerrate"
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    index = tmp_path / "state" / "digests.json"
+
+    def codes() -> dict[str, str]:
+        cache = BuildCache.open(tmp_path / "cache", index=index)
+        cache.package = package
+        found = {kind: cache.code(kind) for kind in product_code.PRODUCTS}
+        cache.save()
+        return found
+
+    before = codes()
+    gzip = package / "publish" / "log_gzip.py"
+    assert package / "core" / "usd.py" not in product_code.code_files("gzip", package).files
+    _edit(gzip, "\n\ndef later():\n    from ledgerrate.core import usd\n")
+    after = codes()
+    scanned = product_code.Scanner(package)
+    assert package / "core" / "usd.py" in scanned.code_files("gzip").files
+    fresh = BuildCache.open(tmp_path / "cache", index=tmp_path / "other" / "digests.json")
+    fresh.package = package
+    assert after == {kind: fresh.code(kind) for kind in product_code.PRODUCTS}
+    assert after["gzip"] != before["gzip"]
+    assert after["ratecard"] == before["ratecard"]
+
+
 TYPE_ONLY = """
 import typing
 from typing import TYPE_CHECKING
