@@ -151,7 +151,11 @@ def build_site(
         #    names the change stops the build here, before anything is written
         steps.step("figures")
         results = {path: _cached_results(cache, path) for path in paths}
-        problems = [line for path, r in results.items() for line in publication_problems(path, r)]
+        problems = [
+            line
+            for path, r in results.items()
+            for line in publication_problems(path, r, cache.file_digest)
+        ]
         if problems:
             raise UsageProblem(*problems)
         # 2-4 run inside the seal: first publications (results.json, published.json, the index

@@ -18,7 +18,7 @@ import datetime as dt
 import fcntl
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -188,8 +188,13 @@ def copy_index(editions: Path, docs: Path) -> None:
         shutil.copyfile(source, docs / layout.INDEX_NAME)
 
 
-def publication_problems(edition_dir: Path, results: EditionResults) -> list[str]:
-    """Why this build must not publish `edition_dir` (empty when it may). Writes nothing."""
+def publication_problems(
+    edition_dir: Path, results: EditionResults, whole: Callable[[Path], str] = sha256_file
+) -> list[str]:
+    """Why this build must not publish `edition_dir` (empty when it may). Writes nothing.
+    `whole`: the sha256 of a whole file (`build` passes its cache's, which the edition's key
+    has just checked against each file's stat: 5,700 sealed files per 215-model edition are
+    not read again by every build)."""
     paths = EditionPaths(edition_dir)
     sealed = sealing_problems(edition_dir)
     if not paths.published.exists():
@@ -206,7 +211,7 @@ def publication_problems(edition_dir: Path, results: EditionResults) -> list[str
     for name, digest in sorted(published.files.items()):
         if name in held:
             continue  # held to its latest sealed bytes below
-        found = published_digest(edition_dir / name, published.sizes.get(name), name)
+        found = published_digest(edition_dir / name, published.sizes.get(name), name, whole)
         if found == digest:
             continue
         if name == layout.RESULTS:
@@ -222,7 +227,7 @@ def publication_problems(edition_dir: Path, results: EditionResults) -> list[str
                 f"'{name}' under `files` with the figures it changes"
             )
     for name, bytes_sealed in sorted(held.items()):
-        found = seal.held_digest(edition_dir / name, bytes_sealed, name)
+        found = seal.held_digest(edition_dir / name, bytes_sealed, name, whole)
         if name in pending or found == bytes_sealed.sha256:
             continue
         problems.append(
