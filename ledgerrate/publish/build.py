@@ -27,6 +27,7 @@ from ledgerrate.core.io import atomic_write_bytes, load_model
 from ledgerrate.core.steps import Steps
 from ledgerrate.publish import load, unchanged
 from ledgerrate.publish.cache import PACKAGE, REPO, BuildCache, key_of, machine_cache_dir
+from ledgerrate.publish.carried import Carried
 from ledgerrate.publish.engine.run import run_engine
 from ledgerrate.publish.published import publication_problems, seal_publications
 from ledgerrate.publish.site_facts import digest as site_facts_digest
@@ -164,6 +165,7 @@ def build_site(
         # not yet published. A failure in any later step restores the edition folders as they were.
         with seal_publications(results, now):
             staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
+            carried = Carried.open(state, out / "site", staging / "carried")
             try:
                 steps.step("pages, charts, PDFs and downloads")
                 # 2. load editions, render pages and downloads (figures from step 1; unchanged
@@ -175,13 +177,21 @@ def build_site(
                     cache=cache,
                     site_url=site_url,
                     edition_paths=found,
+                    carried=carried,
                 )
                 steps.step(f"the static site ({engine})")
-                # 3. the static site from the rendered pages (mkdocs build --strict, or Zensical)
-                run_engine(engine, staging / "docs", staging / "site", site_url, cache)
-                # 4. publish: swap the new docs and site into place
+                # 3. the static site from the rendered pages (mkdocs build --strict, or
+                #    Zensical), and the drill-down's cell folders written beside them
+                run_engine(
+                    engine, staging / "docs", staging / "site", site_url, cache, carried.files
+                )
+                carried.assemble(staging / "site")
+                # 4. publish: swap the new docs and site into place, the cell folders this
+                #    build did not write moving from the outgoing site into the new one
                 _swap(staging / "docs", out / "docs", staging / "old-docs")
-                _swap(staging / "site", out / "site", staging / "old-site")
+                carried.forget(state)
+                carried.swap_in(staging / "site", staging / "old-site")
+                carried.remember(state)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
         # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0

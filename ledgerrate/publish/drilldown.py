@@ -49,7 +49,8 @@ from ledgerrate.publish.drilldown_records import (
 from ledgerrate.publish.safe import segment
 from ledgerrate.schema import MANUAL_MODEL, CellResult, RunRecord, RunStatus, WorkloadResult
 
-if TYPE_CHECKING:  # a type only: the figures' code (publish.load) makes no cell page
+if TYPE_CHECKING:  # types only: the figures' code (publish.load) makes no cell page
+    from ledgerrate.publish.carried import Carried
     from ledgerrate.publish.load import Edition
 
 TEMPLATE = "run_cell.html.j2"
@@ -215,10 +216,13 @@ def render_drilldowns(
     cache: BuildCache,
     *,
     fork: bool = True,
+    carried: Carried | None = None,
 ) -> int:
     """Write every cell's drill-down page and each workload's items page; returns how many
-    cell pages were written. Each edition's workload is one job (`core/forked.py`: a worker
-    process per CPU).
+    cell pages there are. Each edition's workload is one job (`core/forked.py`: a worker
+    process per CPU). With `carried` (`ledgerrate build`), a workload's cell folders go beside
+    the docs, and not at all when the live site holds them as made from the same products
+    (`publish/carried.py`); the items page is always a page of the docs.
 
     One compiled template for each kind of page; each workload's published dataset is read once
     (on the first of its pages not in the cache); each cell's two logs are parsed once (the
@@ -226,18 +230,25 @@ def render_drilldowns(
     escaped once, on the items page, and each run links there instead of repeating them."""
     compiled = (html_env(env).get_template(TEMPLATE), env.get_template(ITEMS_TEMPLATE))
     jobs = [(edition, workload) for edition in editions for workload in edition.results.workloads]
-    job = partial(_render_workload, compiled, docs, cache)
-    return sum(map_cached(job, jobs, cache, fork=fork))
+    job = partial(_render_workload, compiled, docs, cache, carried)
+    count = 0
+    for made, folder in map_cached(job, jobs, cache, fork=fork):
+        count += made
+        if carried is not None and folder is not None:
+            carried.note(*folder)
+    return count
 
 
 def _render_workload(
     templates: tuple[Template, Template],
     docs: Path,
     cache: BuildCache,
+    carried: Carried | None,
     job: tuple[Edition, WorkloadResult],
-) -> int:
+) -> tuple[int, tuple[str, str, bool, list[str]] | None]:
     """One edition's workload: its cell pages and its items page (one workload's dataset and
-    parsed logs held at a time)."""
+    parsed logs held at a time). Returns how many cell pages, and with `carried`, the cell
+    folders' place, key, whether they were written and the pages they hold."""
     template, items_template = templates
     edition, workload = job
     loaded: list[Published | None] = []  # the workload's published dataset, read when needed
@@ -270,6 +281,7 @@ def _render_workload(
     dataset_digest = cache.file_digest(dataset) if dataset.is_file() else None
     released = _seed_released(edition, workload.workload)
     log_digests = []
+    pages: list[tuple[str, str, partial[bytes]]] = []
     for i, cell in enumerate(workload.cells):
         mode = str(cell.mode)
         rel = page_dir(edition.id, cell.workload, cell.model, mode)
@@ -293,12 +305,17 @@ def _render_workload(
             digests,
         )
         name = names.get(cell.model, cell.model)
-        # Linked, not read and written again: 30,000 such pages at ten 215-model editions.
-        page = cache.product_path("drilldown", key, partial(make, i, cell, name, root))
-        place_product(page, docs / rel / PAGE)
+        pages.append((rel, key, partial(make, i, cell, name, root)))
     if not workload.cells:
-        return 0
+        return 0, None
     rel = items_dir(edition.id, workload.workload)
+    folder = key_of("drilldown-folder", [(page, key) for page, key, _ in pages])
+    into = docs / rel if carried is None else carried.folder(rel, folder)
+    if into is not None:
+        for page, key, render in pages:
+            # Linked, not read and written again: 30,000 such pages at ten 215-model editions.
+            made = cache.product_path("drilldown", key, render)
+            place_product(made, into / Path(page).relative_to(rel) / PAGE)
     root = _root_of(rel)
     key = key_of(
         "drilldown-items",
@@ -313,4 +330,7 @@ def _render_workload(
     )
     items = cache.product_path("drilldown-items", key, partial(make_items, root))
     place_product(items, docs / rel / "index.md")
-    return len(workload.cells)
+    if carried is None:
+        return len(workload.cells), None
+    files = [f"{Path(page).relative_to(rel).as_posix()}/{PAGE}" for page, _, _ in pages]
+    return len(workload.cells), (rel, folder, into is not None, files)

@@ -20,6 +20,7 @@ from ledgerrate.publish.assets import write_fonts
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html
+from ledgerrate.publish.carried import Carried
 from ledgerrate.publish.downloads import DataSection, regenerate_released, write_downloads
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import Edition, load_editions
@@ -60,11 +61,13 @@ def render_into(
     cache: BuildCache | None = None,
     site_url: str | None = None,
     edition_paths: list[Path] | None = None,
+    carried: Carried | None = None,
 ) -> None:
     """Write the complete docs tree into `docs` (an empty folder). With a `cache`, rate-card
     PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it
     (`site_url`: where the site is hosted, printed on the rate-card PDFs; `edition_paths`: the
-    editions the caller already found in `editions_dir`, by default found here)."""
+    editions the caller already found in `editions_dir`, by default found here; `carried`: where
+    the drill-down's cell folders go instead of the docs, `publish/carried.py`)."""
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
             render_into(
@@ -76,6 +79,7 @@ def render_into(
                 cache=BuildCache.open(Path(scratch)),
                 site_url=site_url,
                 edition_paths=edition_paths,
+                carried=carried,
             )
         return
     clash = site_paths.clashes(site_src)  # generated pages would silently replace these
@@ -119,7 +123,7 @@ def render_into(
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per
         #    cell)
         compare.render_compare(env, editions, docs)
-        drilldown.render_drilldowns(env, editions, docs, cache, fork=fork)
+        drilldown.render_drilldowns(env, editions, docs, cache, fork=fork, carried=carried)
 
 
 # Below this many cells in the whole site, the pages, drill-downs and downloads are written in

@@ -28,7 +28,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from html import unescape
 from typing import Any
@@ -199,7 +199,10 @@ class RawHtml:
     the blocks are read from the page's file then, and must be the ones converted (the tail's
     file unchanged since, by its stamp)."""
 
-    def __init__(self) -> None:
+    def __init__(self, beside: Collection[str] = ()) -> None:
+        # Files the site holds beside the engine's output (`publish/carried.py`): links to them
+        # land, though the docs do not hold them.
+        self._beside = beside
         self._held: dict[str, _Held] = {}
         self._stamps: dict[str, Stamp] = {}
         self._files: Any = None
@@ -254,7 +257,12 @@ class RawHtml:
             return
         # Targets are already normalised POSIX paths: looked up as `get_file_from_path`
         # would, without a PurePath each.
-        for href in broken_links(uri, "\n".join(blocks), self._files.src_uris.__contains__):
+        known, beside = self._files.src_uris, self._beside
+
+        def exists(target: str) -> bool:
+            return target in known or target in beside
+
+        for href in broken_links(uri, "\n".join(blocks), exists):
             _log.warning("%s: a link of its raw HTML lands on no file: %s", uri, href)
 
     def on_post_page(self, output: str, page: Any, **_: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,10 +29,12 @@ def run_mkdocs(
     config: Path | None = None,
     site_url: str | None = None,
     cache: BuildCache | None = None,
+    beside: Collection[str] = (),
 ) -> None:
     """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
     mkdocs.yml unless given); warnings become errors. With a `cache`, the theme's templates are
-    compiled once per toolchain, not once per build."""
+    compiled once per toolchain, not once per build. `beside`: the files the site will hold
+    beside mkdocs' output (`publish/carried.py`), as paths in the site, where links may land."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -62,7 +65,7 @@ def run_mkdocs(
             strict=True,
             site_url=site_url,
         )
-        cfg.plugins["ledgerrate-raw-html"] = RawHtml()  # type: ignore[assignment]
+        cfg.plugins["ledgerrate-raw-html"] = RawHtml(beside)  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-markdown"] = SharedMarkdown()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-nav"] = SharedNav()  # type: ignore[assignment]
         cfg.plugins["ledgerrate-shared-frame"] = SharedFrame()  # type: ignore[assignment]
@@ -90,9 +93,10 @@ def run_engine(
     site: Path,
     site_url: str | None = None,
     cache: BuildCache | None = None,
+    beside: Collection[str] = (),
 ) -> None:
     if engine == "mkdocs":
-        run_mkdocs(docs, site, site_url=site_url, cache=cache)
+        run_mkdocs(docs, site, site_url=site_url, cache=cache, beside=beside)
     elif engine == "zensical":
         if site_url:
             raise UsageProblem("--site-url is applied by the mkdocs engine only; drop one")
