@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -68,7 +68,12 @@ from ledgerrate.publish.hashed_inputs import write_hashed_inputs
 from ledgerrate.publish.incidents import download_name
 from ledgerrate.publish.load import Edition
 from ledgerrate.publish.log_gzip import GZIP_LEVEL, gzipped_log
+from ledgerrate.publish.safe import segment
+from ledgerrate.publish.site_paths import DATA
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
+
+if TYPE_CHECKING:  # a type only: where the logs go makes none of them
+    from ledgerrate.publish.carried import Carried
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone;
 # and the seal, which the data page points to for each log's sealed sha256 and size instead of
@@ -77,6 +82,8 @@ _INPUTS = (MANIFEST, PRICING, REGISTRATION, PRICE_CHECK, ERRATA, SEEDS, SEED_ESC
            PUBLISHED)  # fmt: skip
 # Logs published as the gzip of their bytes; an incident's files go out as they are.
 GZIPPED_LOGS = (f"{RUNS}/", f"{GRADES}/", f"{PROBES}/")
+# The per-cell log folders, which `ledgerrate build` places beside the docs (`_carried_logs`).
+CARRIED_LOGS = (RUNS, GRADES)
 # zlib's default: within 3% of level 9's size on run logs at about half its CPU.
 # Logs gzipped per worker job: one log takes a few milliseconds, a hand-off about a tenth of one.
 _GZIP_BATCH = 64
@@ -118,6 +125,9 @@ class DataSection:
     seeds: list[SeedCheck]
     dataset_notes: list[str]
     sealed: list[SealedDownload] = field(default_factory=list)
+    # The log folders written beside the docs or kept from the live site, as
+    # `Carried.note` takes them (a forked worker writes them; its parent notes them).
+    carried: list[tuple[str, str, bool, list[str]]] = field(default_factory=list)
 
 
 def _place(cached: Path, target: Path, known: dict[Path, str]) -> None:
@@ -364,12 +374,13 @@ def sealed_downloads(root: Path, errata: Sequence[Erratum]) -> list[SealedDownlo
     return listed
 
 
-def _rest_of_sealed(root: Path, dest: Path) -> None:
+def _rest_of_sealed(root: Path, dest: Path, elsewhere: set[str]) -> None:
     """Every sealed file not published above (a run's `.started` marker, a file named by an
-    erratum) goes out as it is: every sealed byte is downloadable, or the build stops."""
+    erratum) goes out as it is: every sealed byte is downloadable, or the build stops.
+    `elsewhere`: the site names published outside `dest` (the carried logs)."""
     for name in _sealed_names(root):
         target = dest / site_name(name)
-        if target.is_file():
+        if site_name(name) in elsewhere or target.is_file():
             continue
         if not (root / name).is_file():
             raise UsageProblem(
@@ -415,10 +426,54 @@ def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, s
     _place(cached, dest / "bundle" / f"ledgerrate-evidence-{edition.id}-{sha}.tar.gz", known)
 
 
-def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = None) -> DataSection:
+def _carried_logs(
+    edition: Edition, logs: list[tuple[str, Path]], carried: Carried, cache: BuildCache
+) -> tuple[list[Download], list[tuple[str, str, bool, list[str]]]]:
+    """The run and grade logs (`logs`: site name, cached gzip), and any other sealed file of
+    their folders (a run's `.started` marker), as folders beside the docs
+    (`publish/carried.py`): written there, or kept from the live site when it holds the same
+    bytes. Their downloads, and the folders for `Carried.note`."""
+    root = edition.paths.root
+    gzips = dict(logs)
+    sealed = {site_name(name): root / name for name in _sealed_names(root)}
+    listed: list[Download] = []
+    notes = []
+    for top in CARRIED_LOGS:
+        prefix = f"{top}/"
+        # name in the folder -> (the file to place, its sha256, whether it is a cached gzip)
+        mine: dict[str, tuple[Path, str, bool]] = {}
+        for name, made in logs:
+            if name.startswith(prefix):
+                mine[name.removeprefix(prefix)] = (made, made.name.rsplit("-", 1)[1], True)
+        for name, path in sealed.items():
+            if name.startswith(prefix) and name not in gzips and path.is_file():
+                mine[name.removeprefix(prefix)] = (path, cache.file_digest(path), False)
+        if not mine:
+            continue
+        rel = f"{DATA}/{segment(edition.id)}/{top}"
+        key = key_of("carried-logs", sorted((name, d) for name, (_, d, _) in mine.items()))
+        into = carried.folder(rel, key)
+        for name, (path, digest, cached) in sorted(mine.items()):
+            if into is not None and cached:
+                place_product(path, into / name)
+            elif into is not None:
+                write_plain(into / name, path.read_bytes())
+            listed.append(Download(f"{top}/{name}", path.stat().st_size, digest))
+        notes.append((rel, key, into is not None, sorted(mine)))
+    return listed, notes
+
+
+def write_downloads(
+    edition: Edition,
+    dest: Path,
+    cache: BuildCache | None = None,
+    carried: Carried | None = None,
+) -> DataSection:
     """Write every download of `edition` into `dest` and return what the data page lists.
 
-    Anything already in `dest` (the rate-card PDF) is listed and checksummed too.
+    Anything already in `dest` (the rate-card PDF) is listed and checksummed too. With
+    `carried` (`ledgerrate build`), the run and grade logs go beside the docs instead
+    (`publish/carried.py`): 5,600 files per 215-model edition that no page of the engine reads.
     """
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
@@ -430,8 +485,18 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
             write_plain(dest / name, (root / name).read_bytes())
     for card in sorted(edition.paths.datasets_dir.glob("*/card.json")):
         write_plain(dest / card.relative_to(root), card.read_bytes())
-    for log, cached in _gzipped_logs(root, cache):
-        _place(cached, dest / site_name(log.relative_to(root).as_posix()), known)
+    gzipped = [
+        (site_name(log.relative_to(root).as_posix()), made)
+        for log, made in _gzipped_logs(root, cache)
+    ]
+    beside: list[Download] = []
+    carried_logs: list[tuple[str, str, bool, list[str]]] = []
+    if carried is not None:
+        beside, carried_logs = _carried_logs(edition, gzipped, carried, cache)
+    elsewhere = {f.path for f in beside}
+    for name, made in gzipped:
+        if name not in elsewhere:
+            _place(made, dest / name, known)
     for body in sorted(edition.paths.bodies_dir.glob("*.txt")):
         write_plain(dest / body.relative_to(root), body.read_bytes())
     for sheet in sorted(edition.paths.spotchecks_dir.glob("*.csv")):
@@ -481,7 +546,7 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
     notes = _dataset_files(edition, dest, cache)
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
-    _rest_of_sealed(root, dest)
+    _rest_of_sealed(root, dest, elsewhere)
     write_hashed_inputs(edition, dest, cache)  # the bytes behind each sealed hash (hashes.md)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):
@@ -493,8 +558,10 @@ def write_downloads(edition: Edition, dest: Path, cache: BuildCache | None = Non
             data = path.read_bytes()
             size, digest = len(data), sha256_bytes(data)
         files.append(Download(path.relative_to(dest).as_posix(), size, digest))
+    # In the order of the paths' parts, as the folder's listing above gave them.
+    files = sorted([*files, *beside], key=lambda f: f.path.split("/"))
     sums = "".join(f"{f.sha256}  {f.path}\n" for f in files)
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
     entries = edition.errata.entries if edition.errata else []
     listed = sealed_downloads(root, entries)
-    return DataSection(edition.id, files, seed_checks(edition), notes, listed)
+    return DataSection(edition.id, files, seed_checks(edition), notes, listed, carried_logs)

@@ -100,11 +100,14 @@ def render_into(
         dest = docs / site_paths.DATA / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
         _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
-        return write_downloads(edition, dest, cache)
+        return write_downloads(edition, dest, cache, carried)
 
     regenerate_released(editions, cache)  # before the editions fork: see its docstring
     written = map_cached(downloads, editions, cache, fork=fork)
     sections = {edition.id: section for edition, section in zip(editions, written, strict=True)}
+    if carried is not None:  # the log folders the workers wrote beside the docs, or kept
+        for folder in (folder for section in written for folder in section.carried):
+            carried.note(*folder)
     # 4. errata feed; its clock is the newest erratum so rebuilds are byte-identical
     stamps = [n.erratum.date for n in site.errata] + [e.manifest.date for e in editions]
     newest = max(stamps, default=dt.date(2026, 1, 1))

@@ -119,14 +119,15 @@ def test_a_rebuild_keeps_the_cell_folders_and_publishes_the_same_site(
     cache = tmp_path / "cache"
     out = tmp_path / "out"
     site = build_site(root, out, site_url="https://a.example/", cache_dir=cache)
-    folder = site / "runs" / "2026-07" / WL
-    cells = sorted(folder.glob("*/*/index.html"))
-    assert cells, "the fixture has no cell page"
-    inode = folder.stat().st_ino
+    folders = [site / "runs" / "2026-07" / WL, site / "data" / "2026-07" / "runs"]
+    assert sorted(folders[0].glob("*/*/index.html")), "the fixture has no cell page"
+    assert sorted(folders[1].glob("*/*/*.jsonl.gz")), "the fixture has no run log"
+    assert not (out / "docs" / "data" / "2026-07" / "runs").exists()  # never the engine's
+    inodes = [folder.stat().st_ino for folder in folders]
     build_site(root, out, site_url="https://b.example/", cache_dir=cache)
-    assert folder.stat().st_ino == inode  # carried across, not written again
+    assert [folder.stat().st_ino for folder in folders] == inodes  # carried, not written again
     fresh = build_site(root, tmp_path / "fresh", site_url="https://b.example/", cache_dir=cache)
-    assert (tmp_path / "fresh" / "site" / "runs" / "2026-07" / WL).stat().st_ino != inode
+    assert (fresh / "runs" / "2026-07" / WL).stat().st_ino != inodes[0]
     assert _tree(site) == _tree(fresh)
     files = [p.relative_to(site) for p in site.rglob("*") if p.is_file()]
     differ = [str(p) for p in files if not filecmp.cmp(site / p, fresh / p, shallow=False)]
