@@ -84,6 +84,9 @@ class Edition:
     ingested: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
     # Operator incidents the edition discloses (`incidents/<id>/`), with their files.
     incidents: list[Incident] = field(default_factory=list)
+    # What a page works out of the whole edition once (`price_check_data.edition_price_check`,
+    # asked by every workload's page): the edition's files do not change during a build.
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def id(self) -> str:
