@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ledgerrate.core import layout
 from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.hashing import sha256_json
 from ledgerrate.core.io import atomic_write_bytes, load_model
 from ledgerrate.core.steps import Steps
 from ledgerrate.publish import load, unchanged
@@ -48,15 +49,18 @@ def _manifest(path: Path) -> EditionManifest:
     return load_model(EditionManifest, layout.EditionPaths(path).manifest)
 
 
-def _edition_key(cache: BuildCache, path: Path, *, inputs_only: bool) -> str:
-    skip = (lambda p: p.parent == path and p.name in _WRITTEN_BY_BUILD) if inputs_only else None
-    return cache.tree_digest([path], skip=skip)
+def _edition_keys(cache: BuildCache, path: Path) -> tuple[str, str]:
+    """The keys of an edition folder from one listing of it: of its inputs (without the files
+    `build` itself writes there), and of the whole folder."""
+    listing = cache.tree_listing([path])
+    written = {f"{path.name}/{name}" for name in _WRITTEN_BY_BUILD}
+    return sha256_json([e for e in listing if e[0] not in written]), sha256_json(listing)
 
 
-def _cached_results(cache: BuildCache, path: Path) -> EditionResults:
-    """The edition's figures, recomputed only when its files or the code computing them
-    changed."""
-    key = key_of("results", cache.code("results"), _edition_key(cache, path, inputs_only=True))
+def _cached_results(cache: BuildCache, path: Path, inputs: str) -> EditionResults:
+    """The edition's figures, recomputed only when its files (`inputs`, their key) or the code
+    computing them changed."""
+    key = key_of("results", cache.code("results"), inputs)
     raw = cache.product(
         "results", key, lambda: load.edition_results(path).model_dump_json().encode()
     )
@@ -91,23 +95,19 @@ def _fingerprint(
     site_url: str | None,
     now,
     facts: str = "",
+    keys: dict[Path, str] | None = None,
 ) -> str:
     """Everything that decides what a build writes, read without reading unchanged files
-    (`facts`: the digest of the operator's site.yaml beside the editions, `site_facts.digest`)."""
+    (`facts`: the digest of the operator's site.yaml beside the editions, `site_facts.digest`;
+    `keys`: the edition folders' keys when already taken)."""
+    known = keys or {path: _edition_keys(cache, path)[1] for path in paths}
     return key_of(
         "site",
         engine,
         site_url or "",
         facts,
         cache.toolchain(),
-        [
-            (
-                path.name,
-                _edition_key(cache, path, inputs_only=False),
-                load.window_closed(_manifest(path), now),
-            )
-            for path in paths
-        ],
+        [(path.name, known[path], load.window_closed(_manifest(path), now)) for path in paths],
         _output_stamps(out),
     )
 
@@ -138,7 +138,9 @@ def build_site(
     # ... or by their digests (a file touched but not changed, a build racing an edit)
     last = state / "last-build"
     facts = site_facts_digest(editions)
-    fingerprint = _fingerprint(cache, paths, out, engine, site_url, now, facts)
+    keys = {path: _edition_keys(cache, path) for path in paths}
+    whole = {path: both[1] for path, both in keys.items()}
+    fingerprint = _fingerprint(cache, paths, out, engine, site_url, now, facts, whole)
     if (out / "site").is_dir() and last.is_file() and last.read_text() == fingerprint:
         cache.save()
         _remember(state, paths, editions, out, asked, now)
@@ -151,7 +153,7 @@ def build_site(
         # 1. every edition's figures, once; a published edition changed without an erratum that
         #    names the change stops the build here, before anything is written
         steps.step("figures")
-        results = {path: _cached_results(cache, path) for path in paths}
+        results = {path: _cached_results(cache, path, keys[path][0]) for path in paths}
         problems = [
             line
             for path, r in results.items()
