@@ -18,12 +18,8 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from ledgerrate import cli_new
-from ledgerrate.core.errors import UsageProblem
+from ledgerrate.core.errors import FileProblem, UsageProblem
 from ledgerrate.core.gc_policy import for_batch_work
-from ledgerrate.core.io import FileProblem
-
-# Imported for its effect: every registered family's `provider:` is valid before an edition is read.
-from ledgerrate.providers import families as _families  # noqa: F401
 
 # Commands are listed in the order an edition goes through them, not alphabetically.
 PIPELINE = (
@@ -84,14 +80,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 EditionDir = Annotated[Path, typer.Argument(help="An edition folder, e.g. editions/2026-07.")]
 
 
-def friendly(func: F) -> F:
+def _register_families() -> None:
+    """Every registered family's `provider:` is valid before an edition is read: the families
+    register themselves when imported. Not at start-up: the providers bring httpx and the
+    schema, most of a no-change `build`'s second."""
+    from ledgerrate.providers import families  # noqa: F401
+
+
+def friendly(func: F, *, families: bool = True) -> F:
     """Print user-fixable problems as one line each and exit 2 (every command is wrapped, so
-    each also runs at the garbage collector's batch pace, see `gc_policy`)."""
+    each also runs at the garbage collector's batch pace, see `gc_policy`). `families=False`:
+    the command registers the provider families itself before it reads an edition."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         for_batch_work()
         try:
+            if families:
+                _register_families()
             return func(*args, **kwargs)
         except (FileProblem, UsageProblem) as problem:
             for line in problem.lines:
@@ -478,8 +484,12 @@ def local_stop(
     typer.echo(f"stopped {model}" if local.stop(spec) else f"no server recorded for {model}")
 
 
+def _registers_later(func: F) -> F:
+    return friendly(func, families=False)
+
+
 @app.command()
-@friendly
+@_registers_later
 def build(
     editions: Annotated[Path, typer.Option(help="Folder of editions.")] = Path("editions"),
     out: Annotated[Path, typer.Option(help="Build folder.")] = Path("build"),
@@ -504,6 +514,7 @@ def build(
     if nothing_to_do(editions, out, engine, site_url):  # before importing the renderers
         typer.echo(f"site built: {out.resolve() / 'site'} (nothing changed)")
         return
+    _register_families()
     from ledgerrate.publish.load import edition_dirs
 
     if not editions.is_dir():

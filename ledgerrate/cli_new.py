@@ -15,7 +15,6 @@ from typing import Annotated
 import typer
 
 from ledgerrate.core.errors import UsageProblem
-from ledgerrate.schema import STANDARD_N
 
 
 def _when(text: str, option: str) -> dt.datetime:
@@ -72,7 +71,11 @@ def new(
             help="FAMILY=URL: reach a family somewhere else than its vendor (a gateway).",
         ),
     ] = None,
-    n: Annotated[int, typer.Option(help="Items per cell (the standard says 15).")] = STANDARD_N,
+    # No default here: it is the schema's STANDARD_N, and importing the schema at start-up was
+    # half of every command's start (a no-change `build` among them).
+    n: Annotated[
+        int | None, typer.Option(help="Items per cell (default: the standard's 15).")
+    ] = None,
     n_reason: Annotated[
         str | None, typer.Option(help="Why n differs from 15 (required when it does).")
     ] = None,
@@ -80,6 +83,7 @@ def new(
     """Write a complete edition (edition.yaml, pricing.yaml from the price database, seed
     recipients) and print what to do next."""
     from ledgerrate.generate.new_edition import new_edition, next_steps, parse_model
+    from ledgerrate.schema import STANDARD_N
 
     urls: dict[str, str] = {}
     for item in base_url or []:
@@ -95,7 +99,7 @@ def new(
         judges=[parse_model(m, "--judge") for m in judge or []],
         opens=opens,
         base_urls=urls,
-        n=n,
+        n=STANDARD_N if n is None else n,
         n_reason=n_reason,
     )
     typer.echo(

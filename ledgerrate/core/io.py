@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ledgerrate.core.errors import FileProblem as FileProblem  # where the readers raise it
 from ledgerrate.core.hashing import canonical_json
 
 M = TypeVar("M", bound=BaseModel)
@@ -31,15 +32,6 @@ M = TypeVar("M", bound=BaseModel)
 MAX_YAML_BYTES = 1_000_000
 MAX_JSON_BYTES = 64_000_000
 MAX_JSONL_LINE_BYTES = 32_000_000
-
-
-class FileProblem(Exception):
-    """A file that cannot be used as it is. `lines` holds one message per problem."""
-
-    def __init__(self, path: Path | str, lines: list[str]) -> None:
-        self.path = Path(path)
-        self.lines = lines
-        super().__init__("\n".join(lines))
 
 
 class TornLineWarning(UserWarning):
