@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from ledgerrate.core import forked
 from ledgerrate.core.hashing import (
@@ -246,13 +246,14 @@ class BuildCache:
 
     # ------------------------------------------------------------------ input digests
 
-    def file_digest(self, path: Path) -> str:
+    def file_digest(self, path: Path | str) -> str:
         """sha256 of a file, re-read only when its stat says it may have changed."""
-        st = path.stat()
-        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         # The stamp (inode included) proves the entry is this file, so the key need not be
         # canonical: abspath is a string operation, resolve() a system call per path component.
-        return self._remembered(os.path.abspath(path), path, stamp, st.st_mtime_ns)
+        name = os.path.abspath(path)
+        st = os.stat(name)
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        return self._remembered(name, Path(name), stamp, st.st_mtime_ns)
 
     def absorb(
         self, hits: dict[str, int], misses: dict[str, int], digests: dict[str, list[Any]]
@@ -279,10 +280,7 @@ class BuildCache:
         for name in _names_under(roots):
             if not name.startswith(base):
                 raise ValueError(f"{name} is not under {base}")
-            rel = name[len(base) :]
-            st = os.stat(name)
-            stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-            listing.append((rel, self._remembered(name, Path(name), stamp, st.st_mtime_ns)))
+            listing.append((name[len(base) :], self.file_digest(name)))
         return listing
 
     def toolchain(self) -> str:
@@ -349,32 +347,24 @@ class BuildCache:
         site = Path(sysconfig.get_paths()["purelib"])
         return [str(site), site.stat().st_mtime_ns]
 
-    def _distributions(self) -> dict[str, dict[str, str]]:
-        # Every installed distribution's metadata read again is more than a second: remembered,
-        # as `_library_versions` is, while site-packages' entries are those it was read from.
+    def _while_installed(self, label: str, read: Callable[[], T]) -> T:
+        """What `read` gives, remembered under `label` while site-packages' entries are those it
+        was read from: only an install rewrites them, and reading package metadata again costs
+        more than the rest of a no-change build (every distribution's: over a second)."""
         stamp = self._site_packages_stamp()
-        known = self._digests.get("<distributions>")
+        known = self._digests.get(label)
         if known is not None and known[0] == stamp:
-            return known[1]
-        found = _distribution_versions()
-        self._digests["<distributions>"] = [stamp, found]
+            return cast(T, known[1])
+        found = read()
+        self._digests[label] = [stamp, found]
         self._dirty = True
         return found
+
+    def _distributions(self) -> dict[str, dict[str, str]]:
+        return self._while_installed("<distributions>", _distribution_versions)
 
     def _library_versions(self) -> dict[str, str]:
-        # Reading a dozen packages' metadata costs more than the rest of a no-change build;
-        # the versions can only change when an install rewrites site-packages' entries.
-        import sysconfig
-
-        site = Path(sysconfig.get_paths()["purelib"])
-        stamp = site.stat().st_mtime_ns
-        known = self._digests.get("<library versions>")
-        if known is not None and known[0] == [str(site), stamp]:
-            return known[1]
-        found = _versions()
-        self._digests["<library versions>"] = [[str(site), stamp], found]
-        self._dirty = True
-        return found
+        return self._while_installed("<library versions>", _versions)
 
     # ------------------------------------------------------------------ products
 
