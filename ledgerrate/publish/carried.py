@@ -32,6 +32,9 @@ from pathlib import Path
 from ledgerrate.core.io import atomic_write_bytes
 
 STATE = "carried.json"
+# What a forked worker reports of a folder for `Carried.note`: its place in the site, its key,
+# whether it was written, and the files it holds.
+Noted = tuple[str, str, bool, list[str]]
 
 
 @dataclass

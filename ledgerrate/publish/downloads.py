@@ -73,7 +73,7 @@ from ledgerrate.publish.site_paths import DATA
 from ledgerrate.schema import EditionResults, Erratum, PublishedEdition
 
 if TYPE_CHECKING:  # a type only: where the logs go makes none of them
-    from ledgerrate.publish.carried import Carried
+    from ledgerrate.publish.carried import Carried, Noted
 
 # Edition inputs published verbatim beside the logs so `verify` can run from the downloads alone;
 # and the seal, which the data page points to for each log's sealed sha256 and size instead of
@@ -127,7 +127,7 @@ class DataSection:
     sealed: list[SealedDownload] = field(default_factory=list)
     # The log folders written beside the docs or kept from the live site, as
     # `Carried.note` takes them (a forked worker writes them; its parent notes them).
-    carried: list[tuple[str, str, bool, list[str]]] = field(default_factory=list)
+    carried: list[Noted] = field(default_factory=list)
 
 
 def _place(cached: Path, target: Path, known: dict[Path, str]) -> None:
@@ -374,11 +374,12 @@ def sealed_downloads(root: Path, errata: Sequence[Erratum]) -> list[SealedDownlo
     return listed
 
 
-def _rest_of_sealed(root: Path, dest: Path, elsewhere: set[str]) -> None:
-    """Every sealed file not published above (a run's `.started` marker, a file named by an
-    erratum) goes out as it is: every sealed byte is downloadable, or the build stops.
-    `elsewhere`: the site names published outside `dest` (the carried logs)."""
-    for name in _sealed_names(root):
+def _rest_of_sealed(root: Path, dest: Path, sealed: list[str], elsewhere: set[str]) -> None:
+    """Every sealed file (`sealed`, `_sealed_names`) not published above (a run's `.started`
+    marker, a file named by an erratum) goes out as it is: every sealed byte is downloadable,
+    or the build stops. `elsewhere`: the site names published outside `dest` (the carried
+    logs)."""
+    for name in sealed:
         target = dest / site_name(name)
         if site_name(name) in elsewhere or target.is_file():
             continue
@@ -427,15 +428,19 @@ def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, s
 
 
 def _carried_logs(
-    edition: Edition, logs: list[tuple[str, Path]], carried: Carried, cache: BuildCache
-) -> tuple[list[Download], list[tuple[str, str, bool, list[str]]]]:
-    """The run and grade logs (`logs`: site name, cached gzip), and any other sealed file of
-    their folders (a run's `.started` marker), as folders beside the docs
+    edition: Edition,
+    logs: list[tuple[str, Path]],
+    sealed_names: list[str],
+    carried: Carried,
+    cache: BuildCache,
+) -> tuple[list[Download], list[Noted]]:
+    """The run and grade logs (`logs`: site name, cached gzip), and any other sealed file
+    (`sealed_names`) of their folders (a run's `.started` marker), as folders beside the docs
     (`publish/carried.py`): written there, or kept from the live site when it holds the same
     bytes. Their downloads, and the folders for `Carried.note`."""
     root = edition.paths.root
     gzips = dict(logs)
-    sealed = {site_name(name): root / name for name in _sealed_names(root)}
+    sealed = {site_name(name): root / name for name in sealed_names}
     listed: list[Download] = []
     notes = []
     for top in CARRIED_LOGS:
@@ -489,10 +494,11 @@ def write_downloads(
         (site_name(log.relative_to(root).as_posix()), made)
         for log, made in _gzipped_logs(root, cache)
     ]
+    sealed_names = _sealed_names(root)
     beside: list[Download] = []
-    carried_logs: list[tuple[str, str, bool, list[str]]] = []
+    carried_logs: list[Noted] = []
     if carried is not None:
-        beside, carried_logs = _carried_logs(edition, gzipped, carried, cache)
+        beside, carried_logs = _carried_logs(edition, gzipped, sealed_names, carried, cache)
     elsewhere = {f.path for f in beside}
     for name, made in gzipped:
         if name not in elsewhere:
@@ -546,7 +552,7 @@ def write_downloads(
     notes = _dataset_files(edition, dest, cache)
     if edition.registration is not None:
         _bundle(edition, dest, cache, known)
-    _rest_of_sealed(root, dest, elsewhere)
+    _rest_of_sealed(root, dest, sealed_names, elsewhere)
     write_hashed_inputs(edition, dest, cache)  # the bytes behind each sealed hash (hashes.md)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file() and p.name != "index.md"):

@@ -50,7 +50,7 @@ from ledgerrate.publish.safe import segment
 from ledgerrate.schema import MANUAL_MODEL, CellResult, RunRecord, RunStatus, WorkloadResult
 
 if TYPE_CHECKING:  # types only: the figures' code (publish.load) makes no cell page
-    from ledgerrate.publish.carried import Carried
+    from ledgerrate.publish.carried import Carried, Noted
     from ledgerrate.publish.load import Edition
 
 TEMPLATE = "run_cell.html.j2"
@@ -245,7 +245,7 @@ def _render_workload(
     cache: BuildCache,
     carried: Carried | None,
     job: tuple[Edition, WorkloadResult],
-) -> tuple[int, tuple[str, str, bool, list[str]] | None]:
+) -> tuple[int, Noted | None]:
     """One edition's workload: its cell pages and its items page (one workload's dataset and
     parsed logs held at a time). Returns how many cell pages, and with `carried`, the cell
     folders' place, key, whether they were written and the pages they hold."""
