@@ -183,13 +183,13 @@ def build_site(
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or
-                #    Zensical), and the drill-down's cell folders written beside them
+                #    Zensical), and the cell and log folders written beside them
                 run_engine(
                     engine, staging / "docs", staging / "site", site_url, cache, carried.files
                 )
                 carried.assemble(staging / "site")
-                # 4. publish: swap the new docs and site into place, the cell folders this
-                #    build did not write moving from the outgoing site into the new one
+                # 4. publish: swap the new docs and site into place, the cell and log folders
+                #    this build did not write moving from the outgoing site into the new one
                 _swap(staging / "docs", out / "docs", staging / "old-docs")
                 carried.forget(state)
                 carried.swap_in(staging / "site", staging / "old-site")

@@ -1,23 +1,26 @@
 """Folders of the site that skip the static-site engine and pass from one build to the next.
 
-At ten 215-model editions the drill-down's cell pages are 28,020 files in 43,000 folders. Every
-build that was not a no-change one made them again: hard links from the products cache into
-the rendered docs, mkdocs listing and linking each into the site, and, once the new site was
-swapped in, the old one deleted, file by file. That was most of a build after a one-template
-upgrade or an added edition, though not one of those pages had changed.
+At ten 215-model editions the drill-down's cell pages are 28,020 files in 43,000 folders, and
+the editions' run and grade logs 56,000 files more. Every build that was not a no-change one
+made them again: hard links from the products cache into the rendered docs, mkdocs listing and
+linking each into the site, and, once the new site was swapped in, the old one deleted, file by
+file. That was most of a build after a one-template upgrade or an added edition, though not one
+of those files had changed, and no page of the engine reads them.
 
-So a workload's cell folders (`runs/<edition>/<workload>/<model>/…`, `Carried.folder`) are
-written beside the engine's input, into `staging/carried/`, and moved into the built site once
-the engine has written its own pages there (`assemble`). Each such folder is named by the
-digest of the products it holds (every cell page's cache key, each a function of the page's
-inputs and code). The last build's keys are kept in `out/state/carried.json` with the inode of
-the site they were swapped in with; a folder whose key is unchanged is not written at all: the
-swap (`swap_in`) moves it from the outgoing site into the new one, a rename per folder, in the
-moment the site was already being renamed into place. A site edited by hand, or swapped by an
-earlier toolchain, has another inode or no record: its folders are written again.
+So a workload's cell folders (`runs/<edition>/<workload>/`, `publish/drilldown.py`) and an
+edition's log folders (`data/<edition>/runs|grades/`, `publish/downloads.py`) are written
+beside the engine's input, into `staging/carried/`, and moved into the built site once the
+engine has written its own pages there (`assemble`). Each such folder is named by the digest of
+what it holds (every cell page's cache key; every log's gzip digest). The last build's keys are
+kept in `out/state/carried.json` with the inode of the site they were swapped in with; a folder
+whose key is unchanged is not written at all (`Carried.folder`): the swap (`swap_in`) moves it
+from the outgoing site into the new one, a rename per folder, in the moment the site was
+already being renamed into place. A site edited by hand, or swapped by an earlier toolchain,
+has another inode or no record: its folders are written again.
 
 `ledgerrate build` alone uses this; `render_into` without a `Carried` (plain `mkdocs build`,
-`mkdocs serve`, the tests of the rendered docs) writes the cell pages into the docs as before.
+`mkdocs serve`, the tests of the rendered docs) writes the cell pages and logs into the docs as
+before.
 """
 
 from __future__ import annotations

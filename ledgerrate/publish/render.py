@@ -67,7 +67,8 @@ def render_into(
     PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it
     (`site_url`: where the site is hosted, printed on the rate-card PDFs; `edition_paths`: the
     editions the caller already found in `editions_dir`, by default found here; `carried`: where
-    the drill-down's cell folders go instead of the docs, `publish/carried.py`)."""
+    the drill-down's cell folders and the run and grade logs go instead of the docs,
+    `publish/carried.py`)."""
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
             render_into(
