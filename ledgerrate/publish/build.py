@@ -180,6 +180,7 @@ def build_site(
                     site_url=site_url,
                     edition_paths=found,
                     carried=carried,
+                    edition_keys={path.name: key for path, key in whole.items()},
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or

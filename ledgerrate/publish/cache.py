@@ -392,6 +392,26 @@ class BuildCache:
         self.misses[kind] = self.misses.get(kind, 0) + 1
         return entry
 
+    def adopt(self, kind: str, path: Path) -> str:
+        """Keep the file at `path` as a product of `kind` keyed by its own digest (a page's
+        file, `publish/page_products.py`), by a hard link where the filesystem allows; returns
+        the digest. Nothing is copied when that content is already kept."""
+        digest = sha256_file(path)
+        if self.stored(kind, digest) is not None:
+            return digest
+        folder = _mkdir(self.root / "products" / kind)
+        entry = folder / f"{digest}-{digest}"
+        scratch = folder / f".{digest}.{os.getpid()}.tmp"
+        scratch.unlink(missing_ok=True)
+        try:
+            os.link(path, scratch)
+        except OSError:
+            shutil.copyfile(path, scratch)
+        os.replace(scratch, entry)
+        self._listing(kind).setdefault(digest, []).append(entry.name)
+        self.misses[kind] = self.misses.get(kind, 0) + 1
+        return digest
+
     def stored(self, kind: str, key: str) -> Path | None:
         """The sound entry for `key`, if there is one (a damaged one is dropped)."""
         folder = self.root / "products" / kind

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from ledgerrate.publish.erratum_kind import changes_a_figure
 from ledgerrate.publish.html_table import html_table
 from ledgerrate.publish.inspect_export import reader_commands
 from ledgerrate.publish.load import Edition
+from ledgerrate.publish.page_products import PageJob, PageStore, Recording
 from ledgerrate.publish.price_check_data import edition_price_check
 from ledgerrate.publish.safe import (
     external_link,
@@ -66,7 +69,7 @@ _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
 def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
     """The pages' jinja environment; with a `cache`, templates are compiled once per toolchain,
     not once per build."""
-    env = Environment(
+    env = Recording(  # notes the templates each page job reads (`page_products.py`)
         loader=FileSystemLoader(templates),
         bytecode_cache=CompiledTemplates(cache) if cache is not None else None,
         autoescape=False,  # markdown, not HTML: `finalize` does the escaping
@@ -283,6 +286,7 @@ def _workload_run(
     workload_id = result.workload
     names = {m.id: m.name for m in edition.manifest.models}
     vendor_of = explore.vendors(edition)
+    examples = edition.examples_of(workload_id)
     chart_svg = charts.cost_vs_pass_svg(result, footer(edition), names)
     name = f"cost-vs-pass-{segment(edition.id)}.svg"
     return {
@@ -294,7 +298,7 @@ def _workload_run(
                 "cell": c,
                 "fig": figures(edition, c, root),
                 "name": names.get(c.model, c.model),
-                "examples": edition.examples.get((c.workload, c.model, str(c.mode)), []),
+                "examples": examples.get((c.workload, c.model, str(c.mode)), []),
                 "vendor": vendor_of.get(c.model, ""),
                 "runs": drilldown.link(c, edition.id, root, f"{c.n} runs"),
             }
@@ -331,35 +335,68 @@ def render_workload(
     are on a page of their own (`workloads/<workload>/<edition>/`): at ten 215-model editions
     one page holding every edition's tables was 10-13 MB. Every edition has that page, the
     newest's pointing back here, so a link to one edition's results never has to change."""
+    figures = figures if figures is not None else CellFigures()
+    for edition, result in site.workloads[workload_id]:
+        render_workload_edition(env, site, workload_id, edition, result, docs, cache, figures)
+    render_workload_page(env, site, workload_id, docs, cache, figures)
+
+
+def _workload_common(site: Site, workload_id: str) -> dict[str, Any]:
+    return {
+        "workload_id": workload_id,
+        "title": site.workloads[workload_id][-1][1].title,
+        "answer_limit": ANSWER_LIMIT,
+    }
+
+
+def render_workload_edition(
+    env: Environment,
+    site: Site,
+    workload_id: str,
+    edition: Edition,
+    result: WorkloadResult,
+    docs: Path,
+    cache: BuildCache | None = None,
+    figures: CellFigures | None = None,
+) -> None:
+    """One edition's page of a workload (`render_workload`): the newest edition's points back
+    to the workload's page, which shows it."""
+    figures = figures if figures is not None else CellFigures()
+    rel_dir = f"{site_paths.WORKLOADS}/{segment(workload_id)}"
+    newest = edition is site.workloads[workload_id][-1][0]
+    sub_root = "../../../"
+    ctx = {
+        **_workload_common(site, workload_id),
+        "root": sub_root,
+        "edition_id": edition.id,
+        "run": None
+        if newest
+        else _workload_run(
+            docs, rel_dir, edition, result, sub_root, cache, figures, "../", reprice=False
+        ),
+        "reprice_here": False,
+        "reprice_method": reprice_view.METHOD.format(root=sub_root),
+    }
+    text = env.get_template("workload_edition.md.j2").render(ctx)
+    _write(docs, f"{rel_dir}/{segment(edition.id)}/index.md", text)
+
+
+def render_workload_page(
+    env: Environment,
+    site: Site,
+    workload_id: str,
+    docs: Path,
+    cache: BuildCache | None = None,
+    figures: CellFigures | None = None,
+) -> None:
+    """The workload's own page (`render_workload`)."""
     root = "../../"
     figures = figures if figures is not None else CellFigures()
     rel_dir = f"{site_paths.WORKLOADS}/{segment(workload_id)}"
     appearances = site.workloads[workload_id]
     latest_edition, latest_result = appearances[-1]
-    common = {
-        "workload_id": workload_id,
-        "title": latest_result.title,
-        "answer_limit": ANSWER_LIMIT,
-    }
-    template = env.get_template("workload_edition.md.j2")
-    for edition, result in appearances:
-        newest = edition is latest_edition
-        sub_root = "../../../"
-        ctx = {
-            **common,
-            "root": sub_root,
-            "edition_id": edition.id,
-            "run": None
-            if newest
-            else _workload_run(
-                docs, rel_dir, edition, result, sub_root, cache, figures, "../", reprice=False
-            ),
-            "reprice_here": False,
-            "reprice_method": reprice_view.METHOD.format(root=sub_root),
-        }
-        _write(docs, f"{rel_dir}/{segment(edition.id)}/index.md", template.render(ctx))
     ctx = {
-        **common,
+        **_workload_common(site, workload_id),
         "root": root,
         "unit": latest_result.unit,
         "meta": workload_facts(workload_id, cache),
@@ -490,38 +527,136 @@ def render_pages(
     cache: BuildCache | None = None,
     *,
     fork: bool = True,
+    keys: dict[str, str] | None = None,
 ) -> None:
     """Every page but the drill-downs; with a `cache`, each table's CSV and JSON downloads are
-    reused while the table's rows are unchanged. `fork=False` writes them in this process."""
+    reused while the table's rows are unchanged. `fork=False` writes them in this process.
+    `keys`: each edition's key (`page_products.py`), given by `build`: with them, a page job
+    whose key is unchanged places the files it wrote last time instead of running."""
     figures = CellFigures()  # each cell is on three pages: its figures are made once
-    jobs: list[Callable[[], None]] = [
-        lambda: render_home(env, site, docs, cache),
-        lambda: render_indexes(env, site, docs),
-        lambda: render_primitives(env, site, docs, cache),
-        lambda: render_errata(env, site, docs),
-    ]
-    for edition in site.editions:
-        jobs.append(partial(_edition_pages, env, site, edition, sections, docs, cache, figures))
-    for workload_id in site.workloads:
-        jobs.append(partial(render_workload, env, site, workload_id, docs, cache, figures))
-    models = list(site.models)
-    for batch in batches(models, _MODELS_A_JOB):
-        jobs.append(partial(_model_pages, env, site, batch, docs, cache, figures))
+    jobs = page_jobs(env, site, sections, cache, figures, keys or {})
     # The pages share nothing but what is already loaded: at ten 215-model editions they
     # were written on one core of two. Each worker formats the figures of its own pages.
     if cache is None:
         for job in jobs:
-            job()
-    else:
-        map_cached(_call, jobs, cache, fork=fork)
+            job.write(docs)
+        return
+    if keys is None or not isinstance(env, Recording):
+        map_cached(partial(_call, docs=docs), jobs, cache, fork=fork)
+        return
+    store = PageStore(cache, env, _loader_folder(env), docs.parent / ".page-jobs")
+    try:
+        map_cached(partial(store.run, docs=docs), jobs, cache, fork=fork)
+    finally:
+        shutil.rmtree(store.scratch, ignore_errors=True)
+
+
+def _loader_folder(env: Environment) -> Path:
+    loader = env.loader
+    assert isinstance(loader, FileSystemLoader) and len(loader.searchpath) == 1
+    return Path(loader.searchpath[0])
+
+
+def page_jobs(
+    env: Environment,
+    site: Site,
+    sections: dict[str, DataSection],
+    cache: BuildCache | None,
+    figures: CellFigures,
+    keys: dict[str, str],
+) -> list[PageJob]:
+    """The site's pages in jobs, each with what it shows (`PageJob.inputs`): the keys of the
+    editions it shows, and what else it shows of the site."""
+    common = {
+        "methodology": sorted(site.methodology_versions),
+        "facts": site.facts.model_dump(mode="json"),
+    }
+    every = [[e.id, keys.get(e.id)] for e in site.editions]
+
+    def shows(*editions: Edition, **more: Any) -> dict[str, Any]:
+        return {**common, "editions": [[e.id, keys.get(e.id)] for e in editions], **more}
+
+    jobs = [
+        PageJob("home", {**common, "editions": every}, lambda d: render_home(env, site, d, cache)),
+        PageJob("indexes", {**common, "editions": every}, lambda d: render_indexes(env, site, d)),
+        PageJob(
+            "primitives",
+            {**common, "editions": every},
+            lambda d: render_primitives(env, site, d, cache),
+        ),
+        PageJob("errata", {**common, "editions": every}, lambda d: render_errata(env, site, d)),
+    ]
+    for edition in site.editions:
+        section = {k: v for k, v in asdict(sections[edition.id]).items() if k != "carried"}
+        jobs.append(
+            PageJob(
+                f"edition/{edition.id}",
+                shows(edition, section=section),
+                partial(_edition_pages, env, site, edition, sections, cache=cache, figures=figures),
+            )
+        )
+    for workload_id, appearances in site.workloads.items():
+        newest = appearances[-1][0]
+        title = appearances[-1][1].title
+        for edition, result in appearances:
+            jobs.append(
+                PageJob(
+                    f"workload/{workload_id}/{edition.id}",
+                    shows(edition, workload=workload_id, title=title, newest=edition is newest),
+                    partial(
+                        _workload_edition, env, site, workload_id, edition, result, cache, figures
+                    ),
+                )
+            )
+        jobs.append(
+            PageJob(
+                f"workload/{workload_id}",
+                {**common, "editions": every, "workload": workload_id},
+                partial(_workload_page, env, site, workload_id, cache, figures),
+            )
+        )
+    models = list(site.models)
+    for batch in batches(models, _MODELS_A_JOB):
+        jobs.append(
+            PageJob(
+                f"models/{batch[0]}",
+                {**common, "editions": every, "models": list(batch)},
+                partial(_model_pages, env, site, batch, cache=cache, figures=figures),
+            )
+        )
+    return jobs
 
 
 # A job of ~20 model pages: worth its hand-off to a worker, and 215 models still spread well.
 _MODELS_A_JOB = 20
 
 
-def _call(job: Callable[[], None]) -> None:
-    job()
+def _call(job: PageJob, docs: Path) -> None:
+    job.write(docs)
+
+
+def _workload_edition(
+    env: Environment,
+    site: Site,
+    workload_id: str,
+    edition: Edition,
+    result: WorkloadResult,
+    cache: BuildCache | None,
+    figures: CellFigures,
+    docs: Path,
+) -> None:
+    render_workload_edition(env, site, workload_id, edition, result, docs, cache, figures)
+
+
+def _workload_page(
+    env: Environment,
+    site: Site,
+    workload_id: str,
+    cache: BuildCache | None,
+    figures: CellFigures,
+    docs: Path,
+) -> None:
+    render_workload_page(env, site, workload_id, docs, cache, figures)
 
 
 def _edition_pages(
@@ -530,6 +665,7 @@ def _edition_pages(
     edition: Edition,
     sections: dict[str, DataSection],
     docs: Path,
+    *,
     cache: BuildCache | None,
     figures: CellFigures,
 ) -> None:
@@ -542,6 +678,7 @@ def _model_pages(
     site: Site,
     models: Sequence[str],
     docs: Path,
+    *,
     cache: BuildCache | None,
     figures: CellFigures,
 ) -> None:

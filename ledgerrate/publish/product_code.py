@@ -12,11 +12,11 @@ A product's cache key holds `BuildCache.code(kind)`, the digest of:
   (the workloads' catalogue);
 - the versions of the third-party distributions those modules import, and Python's version.
 
-So a change to one page template remakes only the products rendered from that template (none,
-for most: the pages themselves are not cached, they are rendered by every build that is not a
-no-change one); a change to the gzip code remakes the gzips, one to the rate card's PDF code
-the rate cards. Before, every product was keyed by the digest of the whole toolchain, and any
-upgrade was a cold build (15 minutes at ten 215-model editions).
+So a change to one page template remakes only the products rendered from that template (the
+pages that read it, `publish/page_products.py`); a change to the gzip code remakes the gzips,
+one to the rate card's PDF code the rate cards. Before, every product was keyed by the digest
+of the whole toolchain, and any upgrade was a cold build (15 minutes at ten 215-model
+editions).
 
 A module missing from this table costs nothing but correctness, so `tests/publish/
 test_product_code.py` checks that every module named exists, that every kind the build makes is
@@ -83,6 +83,14 @@ PRODUCTS: dict[str, ProductCode] = {
         kind: ProductCode(("ledgerrate.publish.tables",))
         for kind in ("cells-json", "cells-csv", "card-json", "card-csv")
     },
+    # the pages (`publish/page_products.py`): no template here, each page job's key names the
+    # templates it read; its files are kept by their own digests
+    "pages": ProductCode(
+        ("ledgerrate.publish.pages", "ledgerrate.publish.page_products"),
+        trees=_WORKLOADS,
+        libraries=("jinja2",),
+    ),
+    "page-file": ProductCode(("ledgerrate.publish.page_products",)),
     "drilldown": _DRILLDOWN,
     "drilldown-items": _DRILLDOWN,
     # compiled jinja templates: the key holds the template's source; the bytecode depends on

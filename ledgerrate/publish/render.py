@@ -62,13 +62,15 @@ def render_into(
     site_url: str | None = None,
     edition_paths: list[Path] | None = None,
     carried: Carried | None = None,
+    edition_keys: dict[str, str] | None = None,
 ) -> None:
     """Write the complete docs tree into `docs` (an empty folder). With a `cache`, rate-card
     PDFs, gzips, datasets and bundles whose inputs are unchanged are reused from it
     (`site_url`: where the site is hosted, printed on the rate-card PDFs; `edition_paths`: the
     editions the caller already found in `editions_dir`, by default found here; `carried`: where
     the drill-down's cell folders and the run and grade logs go instead of the docs,
-    `publish/carried.py`)."""
+    `publish/carried.py`; `edition_keys`: each edition folder's digest by its name, from
+    `build`, with which the pages are products, `publish/page_products.py`)."""
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
             render_into(
@@ -81,6 +83,7 @@ def render_into(
                 site_url=site_url,
                 edition_paths=edition_paths,
                 carried=carried,
+                edition_keys=edition_keys,
             )
         return
     clash = site_paths.clashes(site_src)  # generated pages would silently replace these
@@ -121,7 +124,10 @@ def render_into(
     env = make_env(templates, cache)
     append_to_about(env, site.facts, docs)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
-        render_pages(env, site, sections, docs, cache, fork=fork)
+        keys = None
+        if edition_keys is not None:  # a page also shows whether its edition is provisional
+            keys = {e.id: key_of(edition_keys[e.paths.root.name], e.provisional) for e in editions}
+        render_pages(env, site, sections, docs, cache, fork=fork, keys=keys)
         append_seed_changelog(env, editions, docs)
         # 6. the explore pages: models side by side, and every cell's runs down to the check
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per

@@ -1,0 +1,140 @@
+"""Pages as build products: a template change re-renders the pages that read it, and only them,
+and every docs tree is the one a build without page products writes."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ledgerrate.publish import page_products
+from ledgerrate.publish.cache import BuildCache
+from ledgerrate.publish.render import TEMPLATES, render_into
+from tests.publish.factory import private_reference_edition
+
+WORKLOADS = ["triage.ap-inbox.v1", "reconcile.ledger.v1"]
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return private_reference_edition(tmp_path_factory, "e-pages", WORKLOADS).parent
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _same(one: Path, other: Path) -> None:
+    mine, theirs = _tree(one), _tree(other)
+    assert sorted(mine) == sorted(theirs)
+    differ = [rel for rel in mine if mine[rel] != theirs[rel]]
+    assert differ == []
+
+
+class Builds:
+    """Renders of the editions with page products, each into its own docs folder, sharing one
+    cache; `templates` is a copy the test edits between renders."""
+
+    def __init__(self, editions: Path, tmp: Path) -> None:
+        self.editions, self.tmp = editions, tmp
+        self.templates = tmp / "templates"
+        shutil.copytree(TEMPLATES, self.templates)
+        self.store = tmp / "cache"
+        self.keys = {p.name: f"key of {p.name}" for p in editions.iterdir() if p.is_dir()}
+
+    def render(self, name: str, *, pages: bool = True) -> tuple[Path, BuildCache]:
+        cache = BuildCache.open(self.store, index=self.tmp / name / "digests.json")
+        docs = self.tmp / name / "docs"
+        render_into(
+            self.editions,
+            docs,
+            cache=cache,
+            templates=self.templates,
+            edition_keys=self.keys if pages else None,
+        )
+        cache.save()
+        return docs, cache
+
+    def edit(self, template: str, text: str) -> None:
+        path = self.templates / template
+        path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+@pytest.fixture()
+def builds(editions: Path, tmp_path: Path) -> Builds:
+    return Builds(editions, tmp_path)
+
+
+def test_unchanged_pages_are_placed_and_the_docs_are_the_same(builds: Builds) -> None:
+    cold, made = builds.render("cold")
+    jobs = made.misses[page_products.KIND]
+    # home, indexes, primitives, errata; the edition; each workload's page and edition page
+    assert jobs == 4 + 1 + 2 * len(WORKLOADS) + 1
+    again, cache = builds.render("again")
+    assert page_products.KIND not in cache.misses
+    assert cache.hits[page_products.KIND] == jobs
+    _same(cold, again)
+    plain, _ = builds.render("plain", pages=False)
+    _same(cold, plain)
+    # placed, not written: the files are the cache's own
+    page = again / "editions" / "e-pages" / "index.md"
+    assert page.stat().st_nlink > 1
+
+
+def test_a_template_change_re_renders_exactly_the_pages_that_read_it(builds: Builds) -> None:
+    builds.render("cold")
+    builds.edit("workload.md.j2", "\nA reworded line.\n")
+    changed, cache = builds.render("workload-template")
+    # the two workloads' own pages, not their edition pages, nor any other page
+    assert cache.misses[page_products.KIND] == len(WORKLOADS)
+    plain, _ = builds.render("plain", pages=False)
+    _same(changed, plain)
+    text = (changed / "workloads" / WORKLOADS[0] / "index.md").read_text(encoding="utf-8")
+    assert "A reworded line." in text
+
+
+def test_an_included_template_re_renders_every_page_that_includes_it(builds: Builds) -> None:
+    """`_workload_edition.md.j2` is read through `{% include %}` by the workloads' pages and
+    their edition pages alike, never named by the Python code."""
+    builds.render("cold")
+    builds.edit("_workload_edition.md.j2", "\nAn included line.\n")
+    changed, cache = builds.render("included")
+    readers = [
+        rel
+        for rel, text in _tree(changed).items()
+        if rel.endswith(".md") and b"An included line." in text
+    ]
+    assert readers, "no page shows the included template"
+    assert cache.misses[page_products.KIND] >= len(WORKLOADS)
+    plain, _ = builds.render("plain", pages=False)
+    _same(changed, plain)
+
+
+def test_a_stale_hint_finds_nothing_and_the_job_runs_again(builds: Builds) -> None:
+    """The names a job read last time are a hint: a product is kept under the digests of the
+    templates its own run read, so a hint that misses a template cannot place a page made
+    before that template changed."""
+    builds.render("cold")
+    hints = builds.store / "page-templates"
+    for hint in hints.iterdir():
+        hint.write_text("[]", encoding="utf-8")  # as if the jobs had read no template
+    builds.edit("_workload_edition.md.j2", "\nAn included line.\n")
+    again, _ = builds.render("again")
+    plain, _ = builds.render("plain", pages=False)
+    _same(again, plain)
+    text = (again / "workloads" / WORKLOADS[0] / "index.md").read_text(encoding="utf-8")
+    assert "An included line." in text
+    assert all(hint.read_text(encoding="utf-8") != "[]" for hint in hints.iterdir())
+
+
+def test_a_page_file_missing_from_the_cache_is_written_again(builds: Builds) -> None:
+    cold, _ = builds.render("cold")
+    kept = builds.store / "products" / page_products.FILES
+    for entry in kept.iterdir():
+        entry.unlink()
+    again, cache = builds.render("again")
+    _same(cold, again)
+    assert cache.misses[page_products.FILES] > 0
+    assert filecmp.cmp(cold / "index.md", again / "index.md", shallow=False)
