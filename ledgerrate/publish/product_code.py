@@ -91,6 +91,10 @@ PRODUCTS: dict[str, ProductCode] = {
         libraries=("jinja2",),
     ),
     "page-file": ProductCode(("ledgerrate.publish.page_products",)),
+    # a page's markdown converted by mkdocs (`publish/engine/converted_pages.py`)
+    "converted": ProductCode(
+        ("ledgerrate.publish.engine.converted_pages",), libraries=("mkdocs", "Markdown")
+    ),
     "drilldown": _DRILLDOWN,
     "drilldown-items": _DRILLDOWN,
     # compiled jinja templates: the key holds the template's source; the bytecode depends on

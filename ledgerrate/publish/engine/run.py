@@ -33,13 +33,15 @@ def run_mkdocs(
 ) -> None:
     """`mkdocs build --strict` on an already rendered docs folder (`config`: the packaged
     mkdocs.yml unless given); warnings become errors. With a `cache`, the theme's templates are
-    compiled once per toolchain, not once per build. `beside`: the files the site will hold
+    compiled once per toolchain, not once per build, and an unchanged page is not converted
+    again (`converted_pages.py`). `beside`: the files the site will hold
     beside mkdocs' output (`publish/carried.py`), as paths in the site, where links may land."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
     from ledgerrate.publish.engine.compiled_templates import CompiledTheme
+    from ledgerrate.publish.engine.converted_pages import ConvertedPages
     from ledgerrate.publish.engine.nav import apply_nav
     from ledgerrate.publish.engine.parallel_pages import ParallelPages
     from ledgerrate.publish.engine.raw_html import RawHtml
@@ -74,6 +76,7 @@ def run_mkdocs(
         cfg.plugins["ledgerrate-parallel-pages"] = ParallelPages()  # type: ignore[assignment]
         if cache is not None:
             cfg.plugins["ledgerrate-compiled-theme"] = CompiledTheme(cache)  # type: ignore[assignment]
+            cfg.plugins["ledgerrate-converted-pages"] = ConvertedPages(cache)  # type: ignore[assignment]
         apply_nav(cfg)
         build(cfg)
     except (MkDocsException, SystemExit) as exc:

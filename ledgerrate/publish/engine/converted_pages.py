@@ -1,0 +1,143 @@
+"""A page's markdown conversion as a product of the build cache: converted again only when its
+markdown, its place in the site, the site's files or the markdown configuration changed.
+
+mkdocs converts every page on every build. After a one-template change at ten 215-model
+editions, converting the 415 unchanged pages again (each edition's cells, each model's,
+each workload's tables) was half of mkdocs' time, the largest part of such a build left once
+the pages themselves were products (`publish/page_products.py`).
+
+What `Page.render` leaves on a page (its HTML, table of contents, title, the anchors it holds
+and its links to other pages' anchors) depends on:
+- the markdown it is given, after every plug-in's `on_page_markdown`;
+- the page's file (its source path and URL: relative links are resolved from there);
+- every file of the site with its URL (a link is rewritten to its target's URL, or warned
+  about when there is none);
+- the markdown extensions and their configuration, `use_directory_urls` and the link
+  validation settings, and the versions of mkdocs and markdown (`code("converted")`).
+
+All of them are in the key. A page whose conversion logged anything (a link not found, at
+any level) is never kept: the next build converts it again and logs it again, so `--strict`
+fails as it did. Pages another plug-in already converts its own way (`shared_markdown.py`) are
+left to it. `tests/publish/test_converted_pages.py` proves the site byte-identical to one
+built without this.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from mkdocs.structure.toc import get_toc
+
+from ledgerrate.publish.cache import BuildCache, key_of
+
+KIND = "converted"
+
+
+def _toc_tokens(items: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)}
+        for a in items
+    ]
+
+
+class _Logged(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.INFO:
+            self.count += 1
+
+
+class ConvertedPages:
+    """mkdocs plugin events (registered by `publish.engine.run.run_mkdocs` with a cache)."""
+
+    def __init__(self, cache: BuildCache) -> None:
+        self.cache = cache
+        self._site: str | None = None
+
+    def on_config(self, config: Any, **_: Any) -> Any:
+        self._config = key_of(
+            self.cache.code(KIND),
+            [str(e) if not isinstance(e, str) else e for e in config["markdown_extensions"]],
+            json.loads(json.dumps(config["mdx_configs"] or {}, sort_keys=True, default=str)),
+            bool(config["use_directory_urls"]),
+            json.loads(json.dumps(dict(config["validation"]), sort_keys=True, default=str)),
+        )
+        return config
+
+    def on_files(self, files: Any, **_: Any) -> Any:
+        # Taken when the pages are converted (`on_page_markdown`), after every plug-in's
+        # `on_files` has added or moved files.
+        self._site = None
+        return files
+
+    def _site_key(self, files: Any) -> str:
+        if self._site is None:
+            self._site = key_of(
+                self._config,
+                sorted(
+                    ([f.src_uri, f.dest_uri, f.url, str(f.inclusion)] for f in files),
+                    key=lambda row: str(row[0]),
+                ),
+            )
+        return self._site
+
+    def on_page_markdown(self, markdown: str, page: Any, files: Any = None, **_: Any) -> str:
+        if "render" in vars(page):  # converted another way (`shared_markdown.py`)
+            return markdown
+        render = page.render
+
+        def cached(config: Any, files: Any) -> None:
+            key = key_of(
+                KIND, self._site_key(files), page.file.src_uri, page.file.url, page.markdown
+            )
+            found = self.cache.stored(KIND, key)
+            if found is not None:
+                _apply(page, json.loads(found.read_bytes()), files)
+                return
+            logged = _Logged()
+            logger = logging.getLogger("mkdocs")
+            logger.addHandler(logged)
+            try:
+                render(config, files)
+            finally:
+                logger.removeHandler(logged)
+            if logged.count == 0:
+                outputs = json.dumps(_outputs(page), sort_keys=True).encode()
+                self.cache.product_path(KIND, key, lambda: outputs)
+
+        page.render = cached
+        return markdown
+
+    # After every other plug-in's (mkdocs runs higher priorities first): the markdown in the key
+    # is the one converted.
+    on_page_markdown.mkdocs_priority = -60  # type: ignore[attr-defined]
+
+
+def _outputs(page: Any) -> dict[str, Any]:
+    links = page.links_to_anchors
+    return {
+        "content": page.content,
+        "toc": _toc_tokens(page.toc or []),
+        "title": page._title_from_render,
+        # markdown's raw-HTML scan can note an element without an id as None
+        "anchors": sorted(page.present_anchor_ids or (), key=lambda a: (a is None, str(a))),
+        "links": None
+        if links is None
+        else [[target.src_uri, dict(anchors)] for target, anchors in links.items()],
+    }
+
+
+def _apply(page: Any, outputs: dict[str, Any], files: Any) -> None:
+    """The outputs onto the page, as `Page.render` left them."""
+    page.content = outputs["content"]
+    page.toc = get_toc(outputs["toc"])
+    page._title_from_render = outputs["title"]
+    page.present_anchor_ids = set(outputs["anchors"])
+    links = outputs["links"]
+    if links is not None:
+        page.links_to_anchors = {files.get_file_from_path(src): anchors for src, anchors in links}
