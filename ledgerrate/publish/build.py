@@ -165,7 +165,14 @@ def build_site(
         # line) are written before any page or bundle is made, so the bundle the data page links is
         # final from this build; an edition whose window is still open is shown as provisional and
         # not yet published. A failure in any later step restores the edition folders as they were.
+        unpublished = [path for path in paths if not (path / layout.PUBLISHED).exists()]
         with seal_publications(results, now):
+            # A first publication has just written into its edition folder: its pages and
+            # downloads are keyed by the folder as published, so the next build finds them.
+            folders = {
+                path.name: _edition_keys(cache, path)[1] if path in unpublished else whole[path]
+                for path in paths
+            }
             staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
             carried = Carried.open(state, out / "site", staging / "carried")
             try:
@@ -180,7 +187,7 @@ def build_site(
                     site_url=site_url,
                     edition_paths=found,
                     carried=carried,
-                    edition_keys={path.name: key for path, key in whole.items()},
+                    edition_keys=folders,
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or

@@ -18,7 +18,7 @@ import contextlib
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,7 +56,7 @@ from ledgerrate.generate.dataset import build_dataset, stack_versions
 from ledgerrate.generate.dataset_files import regenerate
 from ledgerrate.generate.seeds import verified_seed
 from ledgerrate.publish import corrected, price_check_data
-from ledgerrate.publish.bundle import stream_bundle
+from ledgerrate.publish.bundle import index_lines, stream_bundle
 from ledgerrate.publish.cache import (
     BuildCache,
     key_of,
@@ -128,6 +128,31 @@ class DataSection:
     # The log folders written beside the docs or kept from the live site, as
     # `Carried.note` takes them (a forked worker writes them; its parent notes them).
     carried: list[Noted] = field(default_factory=list)
+    # The log folders themselves, for a caller that places them later (`write_downloads`).
+    log_folders: list[LogFolder] = field(default_factory=list)
+
+
+def section_json(section: DataSection) -> dict[str, Any]:
+    """What a data page lists, as JSON (kept with the downloads' files, `render.py`); the
+    folders' answers (`carried`) belong to one build and are left out."""
+    found = asdict(section)
+    del found["carried"]
+    return found
+
+
+def section_of(found: dict[str, Any]) -> DataSection:
+    """`section_json` read back."""
+    return DataSection(
+        edition=found["edition"],
+        files=[Download(**f) for f in found["files"]],
+        seeds=[SeedCheck(**s) for s in found["seeds"]],
+        dataset_notes=list(found["dataset_notes"]),
+        sealed=[SealedDownload(**s) for s in found["sealed"]],
+        log_folders=[
+            LogFolder(f["rel"], f["key"], [tuple(row) for row in f["files"]])
+            for f in found["log_folders"]
+        ],
+    )
 
 
 def _place(cached: Path, target: Path, known: dict[Path, str]) -> None:
@@ -421,28 +446,57 @@ def _bundle(edition: Edition, dest: Path, cache: BuildCache, known: dict[Path, s
         for p in ([member] if member.is_file() else sorted(member.rglob("*")))
         if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
     ]
-    key = key_of("bundle", cache.code("bundle"), edition.id, listing)
+    # The bundle holds the edition's lines of the index beside it too (`bundle.index_lines`).
+    key = key_of("bundle", cache.code("bundle"), edition.id, listing, index_lines(root))
     cached = cache.streamed_product_path("bundle", key, partial(stream_bundle, root))
     sha = cached.name.rsplit("-", 1)[1]
     _place(cached, dest / "bundle" / f"ledgerrate-evidence-{edition.id}-{sha}.tar.gz", known)
 
 
-def _carried_logs(
-    edition: Edition,
-    logs: list[tuple[str, Path]],
-    sealed_names: list[str],
-    carried: Carried,
-    cache: BuildCache,
-) -> tuple[list[Download], list[Noted]]:
+@dataclass(frozen=True)
+class LogFolder:
+    """A folder of run or grade logs published beside the docs (`publish/carried.py`): its
+    place in the site, its key (every file's name and digest), and its files as (name in the
+    folder, the file to place, its sha256, its size, whether it is a cached gzip)."""
+
+    rel: str
+    key: str
+    files: list[tuple[str, str, str, int, bool]]
+
+    def place(self, carried: Carried, cache: BuildCache) -> Noted:
+        """Write the folder beside the docs, or keep it in the live site (`Carried.folder`).
+        Raises `FileNotFoundError`, before writing anything, when a file to place is gone
+        from the cache (or is no longer the gzip it was) or from the edition."""
+        into = carried.folder(self.rel, self.key)
+        if into is not None:
+            for name, path, _, _, cached in self.files:
+                whole = Path(path)
+                sound = (
+                    cache.stored("gzip", whole.name.rsplit("-", 1)[0]) == whole
+                    if cached
+                    else whole.is_file()
+                )
+                if not sound:
+                    raise FileNotFoundError(f"{path}: gone since it was listed for {name}")
+            for name, path, _, _, cached in self.files:
+                if cached:
+                    place_product(Path(path), into / name)
+                else:
+                    write_plain(into / name, Path(path).read_bytes())
+        return (self.rel, self.key, into is not None, [name for name, *_ in self.files])
+
+
+def _log_folders(
+    edition: Edition, logs: list[tuple[str, Path]], sealed_names: list[str], cache: BuildCache
+) -> tuple[list[Download], list[LogFolder]]:
     """The run and grade logs (`logs`: site name, cached gzip), and any other sealed file
     (`sealed_names`) of their folders (a run's `.started` marker), as folders beside the docs
-    (`publish/carried.py`): written there, or kept from the live site when it holds the same
-    bytes. Their downloads, and the folders for `Carried.note`."""
+    (`publish/carried.py`). Their downloads, and the folders."""
     root = edition.paths.root
     gzips = dict(logs)
     sealed = {site_name(name): root / name for name in sealed_names}
     listed: list[Download] = []
-    notes = []
+    folders = []
     for top in CARRIED_LOGS:
         prefix = f"{top}/"
         # name in the folder -> (the file to place, its sha256, whether it is a cached gzip)
@@ -457,15 +511,13 @@ def _carried_logs(
             continue
         rel = f"{DATA}/{segment(edition.id)}/{top}"
         key = key_of("carried-logs", sorted((name, d) for name, (_, d, _) in mine.items()))
-        into = carried.folder(rel, key)
+        files = []
         for name, (path, digest, cached) in sorted(mine.items()):
-            if into is not None and cached:
-                place_product(path, into / name)
-            elif into is not None:
-                write_plain(into / name, path.read_bytes())
-            listed.append(Download(f"{top}/{name}", path.stat().st_size, digest))
-        notes.append((rel, key, into is not None, sorted(mine)))
-    return listed, notes
+            size = path.stat().st_size
+            files.append((name, str(path), digest, size, cached))
+            listed.append(Download(f"{top}/{name}", size, digest))
+        folders.append(LogFolder(rel, key, files))
+    return listed, folders
 
 
 def write_downloads(
@@ -473,12 +525,16 @@ def write_downloads(
     dest: Path,
     cache: BuildCache | None = None,
     carried: Carried | None = None,
+    *,
+    logs_beside: bool = False,
 ) -> DataSection:
     """Write every download of `edition` into `dest` and return what the data page lists.
 
     Anything already in `dest` (the rate-card PDF) is listed and checksummed too. With
     `carried` (`ledgerrate build`), the run and grade logs go beside the docs instead
     (`publish/carried.py`): 5,600 files per 215-model edition that no page of the engine reads.
+    With `logs_beside` and no `carried`, they are left out of `dest` and only listed
+    (`DataSection.log_folders`), for the caller to place (`render.py`'s downloads product).
     """
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="ledgerrate-cache-") as scratch:
@@ -496,9 +552,9 @@ def write_downloads(
     ]
     sealed_names = _sealed_names(root)
     beside: list[Download] = []
-    carried_logs: list[Noted] = []
-    if carried is not None:
-        beside, carried_logs = _carried_logs(edition, gzipped, sealed_names, carried, cache)
+    log_folders: list[LogFolder] = []
+    if carried is not None or logs_beside:
+        beside, log_folders = _log_folders(edition, gzipped, sealed_names, cache)
     elsewhere = {f.path for f in beside}
     for name, made in gzipped:
         if name not in elsewhere:
@@ -570,4 +626,7 @@ def write_downloads(
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
     entries = edition.errata.entries if edition.errata else []
     listed = sealed_downloads(root, entries)
-    return DataSection(edition.id, files, seed_checks(edition), notes, listed, carried_logs)
+    carried_logs = [folder.place(carried, cache) for folder in log_folders] if carried else []
+    section = DataSection(edition.id, files, seed_checks(edition), notes, listed, carried_logs)
+    section.log_folders = log_folders
+    return section

@@ -58,7 +58,9 @@ class Recording(Environment):
 class PageJob:
     name: str  # stable across builds, unique among a build's jobs
     inputs: Any  # canonical JSON: what the pages show besides the code and the templates
-    write: Callable[[Path], None]  # writes its pages into the docs folder it is given
+    # Writes its pages into the docs folder it is given; what it returns (JSON) is kept with
+    # its files and returned again when they are placed.
+    write: Callable[[Path], Any]
 
 
 @dataclass(frozen=True)
@@ -70,14 +72,16 @@ class PageStore:
     templates: Path  # the folder the environment loads from
     scratch: Path  # a folder beside the docs, for a job's run
 
-    def run(self, job: PageJob, docs: Path) -> None:
+    def run(self, job: PageJob, docs: Path) -> Any:
+        """The job's files into `docs`, and what it returned."""
         first = key_of(KIND, self.cache.code(KIND), job.name, job.inputs)
         hint = self._hint(first)
         if hint is not None:
             found = self.cache.stored(KIND, self._key(first, hint))
-            if found is not None and self._place(found, docs):
-                return
-        self._make(job, first, docs)
+            kept = json.loads(found.read_bytes()) if found is not None else None
+            if kept is not None and self._place(kept["files"], docs):
+                return kept["result"]
+        return self._make(job, first, docs)
 
     def _key(self, first: str, names: list[str]) -> str:
         read = [(name, self.cache.file_digest(self.templates / name)) for name in sorted(names)]
@@ -94,9 +98,8 @@ class PageStore:
         ok = isinstance(names, list) and all(isinstance(n, str) for n in names)
         return names if ok else None
 
-    def _place(self, product: Path, docs: Path) -> bool:
+    def _place(self, files: dict[str, str], docs: Path) -> bool:
         """Link the product's files into `docs`; False if one of them is missing (made again)."""
-        files: dict[str, str] = json.loads(product.read_bytes())
         entries = {rel: self.cache.stored(FILES, digest) for rel, digest in files.items()}
         if any(entry is None for entry in entries.values()):
             return False
@@ -105,14 +108,14 @@ class PageStore:
             place_product(entry, docs / rel)
         return True
 
-    def _make(self, job: PageJob, first: str, docs: Path) -> None:
+    def _make(self, job: PageJob, first: str, docs: Path) -> Any:
         own = self.scratch / key_of(job.name)
         shutil.rmtree(own, ignore_errors=True)
         own.mkdir(parents=True)
         read: set[str] = set()
         self.env.read = read
         try:
-            job.write(own)
+            result = job.write(own)
         finally:
             self.env.read = None
         files = {}
@@ -125,10 +128,12 @@ class PageStore:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(path, target)
         shutil.rmtree(own, ignore_errors=True)
-        listing = json.dumps(files, sort_keys=True).encode()
-        self.cache.product_path(KIND, self._key(first, sorted(read)), lambda: listing)
+        kept = json.dumps({"files": files, "result": result}, sort_keys=True).encode()
+        self.cache.product_path(KIND, self._key(first, sorted(read)), lambda: kept)
         hint = self._hint_path(first)
         hint.parent.mkdir(parents=True, exist_ok=True)
         scratch = hint.with_name(f".{hint.name}.{os.getpid()}.tmp")
         scratch.write_text(json.dumps(sorted(read)), encoding="utf-8")
         os.replace(scratch, hint)
+        # as a placed product returns it: the same JSON either way
+        return json.loads(kept)["result"]

@@ -10,7 +10,6 @@ import json
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ from ledgerrate.publish import errata as errata_mod
 from ledgerrate.publish.cache import BuildCache, map_cached, write_plain
 from ledgerrate.publish.card import RateCard, rate_card
 from ledgerrate.publish.cell_figures import CellFigures
-from ledgerrate.publish.downloads import DataSection
+from ledgerrate.publish.downloads import DataSection, section_json
 from ledgerrate.publish.engine.compiled_templates import CompiledTemplates
 from ledgerrate.publish.engine.raw_html import region
 from ledgerrate.publish.erratum_kind import changes_a_figure
@@ -66,7 +65,7 @@ ANSWER_LIMIT = 4000
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.S)
 
 
-def make_env(templates: Path, cache: BuildCache | None = None) -> Environment:
+def make_env(templates: Path, cache: BuildCache | None = None) -> Recording:
     """The pages' jinja environment; with a `cache`, templates are compiled once per toolchain,
     not once per build."""
     env = Recording(  # notes the templates each page job reads (`page_products.py`)
@@ -527,12 +526,13 @@ def render_pages(
     cache: BuildCache | None = None,
     *,
     fork: bool = True,
+    store: PageStore | None = None,
     keys: dict[str, str] | None = None,
 ) -> None:
     """Every page but the drill-downs; with a `cache`, each table's CSV and JSON downloads are
     reused while the table's rows are unchanged. `fork=False` writes them in this process.
-    `keys`: each edition's key (`page_products.py`), given by `build`: with them, a page job
-    whose key is unchanged places the files it wrote last time instead of running."""
+    With a `store` (`page_products.py`, given by `build` with each edition's key in `keys`), a
+    page job whose key is unchanged places the files it wrote last time instead of running."""
     figures = CellFigures()  # each cell is on three pages: its figures are made once
     jobs = page_jobs(env, site, sections, cache, figures, keys or {})
     # The pages share nothing but what is already loaded: at ten 215-model editions they
@@ -541,17 +541,17 @@ def render_pages(
         for job in jobs:
             job.write(docs)
         return
-    if keys is None or not isinstance(env, Recording):
+    if store is None:
         map_cached(partial(_call, docs=docs), jobs, cache, fork=fork)
         return
-    store = PageStore(cache, env, _loader_folder(env), docs.parent / ".page-jobs")
     try:
         map_cached(partial(store.run, docs=docs), jobs, cache, fork=fork)
     finally:
         shutil.rmtree(store.scratch, ignore_errors=True)
 
 
-def _loader_folder(env: Environment) -> Path:
+def loader_folder(env: Environment) -> Path:
+    """The one folder `env` loads its templates from (`make_env`)."""
     loader = env.loader
     assert isinstance(loader, FileSystemLoader) and len(loader.searchpath) == 1
     return Path(loader.searchpath[0])
@@ -587,7 +587,8 @@ def page_jobs(
         PageJob("errata", {**common, "editions": every}, lambda d: render_errata(env, site, d)),
     ]
     for edition in site.editions:
-        section = {k: v for k, v in asdict(sections[edition.id]).items() if k != "carried"}
+        section = section_json(sections[edition.id])
+        del section["log_folders"]  # listed as downloads in `files`; these name the cache
         jobs.append(
             PageJob(
                 f"edition/{edition.id}",

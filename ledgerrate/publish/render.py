@@ -10,6 +10,7 @@ import filecmp
 import shutil
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +18,22 @@ from ledgerrate.core.errors import UsageProblem
 from ledgerrate.core.io import atomic_write_bytes
 from ledgerrate.publish import charts, compare, drilldown, site_paths
 from ledgerrate.publish.assets import write_fonts
+from ledgerrate.publish.bundle import index_lines
 from ledgerrate.publish.cache import BuildCache, key_of, map_cached, place_product, write_plain
 from ledgerrate.publish.card import rate_card
 from ledgerrate.publish.card_html import render_ratecard_html
 from ledgerrate.publish.carried import Carried
-from ledgerrate.publish.downloads import DataSection, regenerate_released, write_downloads
+from ledgerrate.publish.downloads import (
+    DataSection,
+    regenerate_released,
+    section_json,
+    section_of,
+    write_downloads,
+)
 from ledgerrate.publish.errata import atom_feed
 from ledgerrate.publish.load import Edition, load_editions
-from ledgerrate.publish.pages import make_env, render_pages
+from ledgerrate.publish.page_products import PageJob, PageStore
+from ledgerrate.publish.pages import loader_folder, make_env, render_pages
 from ledgerrate.publish.published import copy_index
 from ledgerrate.publish.safe import segment
 from ledgerrate.publish.seed_changelog import append_seed_changelog
@@ -98,16 +107,43 @@ def render_into(
     site.facts = load_site_facts(editions_dir)
     fork = worth_forking(editions)
 
+    env = make_env(templates, cache)
+    keys = None
+    store = None
+    if edition_keys is not None:
+        keys = {e.id: page_key(e, edition_keys[e.paths.root.name]) for e in editions}
+        store = PageStore(cache, env, loader_folder(env), docs.parent / ".page-jobs")
+
     # 3. downloads per edition, the rate-card PDF first so the checksums cover it; the editions
     #    share nothing here, so they are written side by side on every CPU (`worth_forking`)
     def downloads(edition: Edition) -> DataSection:
         dest = docs / site_paths.DATA / segment(edition.id)
         dest.mkdir(parents=True, exist_ok=True)
+        if store is not None and keys is not None and carried is not None:
+            job = PageJob(
+                f"downloads/{edition.id}",
+                {
+                    "edition": keys[edition.id],
+                    "site_url": site_url or "",
+                    "code": [cache.code(kind) for kind in DOWNLOAD_KINDS],
+                },
+                partial(_downloads_of, edition, cache, site_url),
+            )
+            section = section_of(store.run(job, dest))
+            try:
+                section.carried = [f.place(carried, cache) for f in section.log_folders]
+                return section
+            except FileNotFoundError:  # a gzip gone from the cache: made again below
+                pass
         _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
         return write_downloads(edition, dest, cache, carried)
 
     regenerate_released(editions, cache)  # before the editions fork: see its docstring
-    written = map_cached(downloads, editions, cache, fork=fork)
+    try:
+        written = map_cached(downloads, editions, cache, fork=fork)
+    finally:
+        if store is not None:
+            shutil.rmtree(store.scratch, ignore_errors=True)
     sections = {edition.id: section for edition, section in zip(editions, written, strict=True)}
     if carried is not None:  # the log folders the workers wrote beside the docs, or kept
         for folder in (folder for section in written for folder in section.carried):
@@ -121,13 +157,9 @@ def render_into(
     copy_index(editions_dir, docs)  # publication digests, for `verify --expect`
     publish_verifier(docs)  # the standalone verifier, listed on the data index
     # 5. the pages themselves, and each methodology changelog's seed releases and losses
-    env = make_env(templates, cache)
     append_to_about(env, site.facts, docs)
     with charts.cached_in(cache):  # an unchanged chart is read back, not drawn again
-        keys = None
-        if edition_keys is not None:  # a page also shows whether its edition is provisional
-            keys = {e.id: key_of(edition_keys[e.paths.root.name], e.provisional) for e in editions}
-        render_pages(env, site, sections, docs, cache, fork=fork, keys=keys)
+        render_pages(env, site, sections, docs, cache, fork=fork, store=store, keys=keys)
         append_seed_changelog(env, editions, docs)
         # 6. the explore pages: models side by side, and every cell's runs down to the check
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per
@@ -142,6 +174,38 @@ def render_into(
 # build). A 40-model edition has 560. Regenerating a dataset or gzipping logs, seconds of work,
 # still goes to the workers at any size.
 FORK_MIN_CELLS = 200
+
+
+def page_key(edition: Edition, folder: str) -> str:
+    """What an edition's pages and downloads show beyond its folder (`folder`, the digest of
+    every file in it): whether it is provisional, and its lines of the index of publications
+    beside it (the data page's sealed files, the evidence bundle)."""
+    index = edition.paths.index
+    return key_of(folder, edition.provisional, index.is_file(), index_lines(edition.paths.root))
+
+
+# The kinds of product the downloads are made of: their code is in the key of an edition's
+# downloads as a whole (`_downloads_of`), beside the page code.
+DOWNLOAD_KINDS = (
+    "ratecard",
+    "gzip",
+    "bundle",
+    "corrected",
+    "results-csv",
+    "schemas",
+    "hashed",
+    "dataset",
+)
+
+
+def _downloads_of(
+    edition: Edition, cache: BuildCache, site_url: str | None, dest: Path
+) -> dict[str, Any]:
+    """An edition's downloads written into `dest`, with the log folders only listed: the
+    whole as one product (`page_products.PageStore`), keyed by the edition's key, so that a
+    build after a template change places them instead of looking up 11,000 gzips again."""
+    _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
+    return section_json(write_downloads(edition, dest, cache, logs_beside=True))
 
 
 def worth_forking(editions: list[Edition]) -> bool:

@@ -138,3 +138,39 @@ def test_a_page_file_missing_from_the_cache_is_written_again(builds: Builds) -> 
     _same(cold, again)
     assert cache.misses[page_products.FILES] > 0
     assert filecmp.cmp(cold / "index.md", again / "index.md", shallow=False)
+
+
+@pytest.mark.slow
+def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that gets past the no-change check with the same inputs (its record lost) runs
+    no page job and writes no download: each is placed from the cache, the run and grade logs
+    stay in the live site, and the site is the one the first build published."""
+    from ledgerrate.publish import build as build_mod
+    from ledgerrate.publish import load as load_mod
+    from ledgerrate.publish import pages, render
+    from tests.publish.factory import write_edition
+
+    root = tmp_path / "editions"
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    site = build_mod.build_site(root, out, cache_dir=cache)
+    first = _tree(site)
+    logs = site / "data" / "2026-07" / "runs"
+    inode = logs.stat().st_ino
+
+    def refused(*_: object, **__: object) -> None:
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(render, "write_downloads", refused)
+    for name in ("render_home", "render_edition", "render_workload_page", "render_model"):
+        monkeypatch.setattr(pages, name, refused)
+    (out / "state" / "last-build").unlink()
+    (out / "state" / "unchanged.json").unlink(missing_ok=True)
+    build_mod.build_site(root, out, cache_dir=cache)
+    assert logs.stat().st_ino == inode
+    again = _tree(site)
+    assert sorted(again) == sorted(first)
+    assert [rel for rel in first if first[rel] != again[rel]] == []
