@@ -57,6 +57,19 @@ def _edition_keys(cache: BuildCache, path: Path) -> tuple[str, str]:
     return sha256_json([e for e in listing if e[0] not in written]), sha256_json(listing)
 
 
+def _sealed_stamp(path: Path) -> list[list[int] | None]:
+    """The stats of the files the seal writes into an edition folder (`_WRITTEN_BY_BUILD`)."""
+    stamps: list[list[int] | None] = []
+    for name in sorted(_WRITTEN_BY_BUILD):
+        try:
+            st = (path / name).stat()
+        except FileNotFoundError:
+            stamps.append(None)
+            continue
+        stamps.append([st.st_size, st.st_mtime_ns, st.st_ino])
+    return stamps
+
+
 def _cached_results(cache: BuildCache, path: Path, inputs: str) -> EditionResults:
     """The edition's figures, recomputed only when its files (`inputs`, their key) or the code
     computing them changed."""
@@ -165,12 +178,15 @@ def build_site(
         # line) are written before any page or bundle is made, so the bundle the data page links is
         # final from this build; an edition whose window is still open is shown as provisional and
         # not yet published. A failure in any later step restores the edition folders as they were.
-        unpublished = [path for path in paths if not (path / layout.PUBLISHED).exists()]
+        before = {path: _sealed_stamp(path) for path in paths}
         with seal_publications(results, now):
-            # A first publication has just written into its edition folder: its pages and
-            # downloads are keyed by the folder as published, so the next build finds them.
+            # A publication (or corrected figures) has just been written into its edition
+            # folder: its pages and downloads are keyed by the folder as it is now, so the next
+            # build finds them.
             folders = {
-                path.name: _edition_keys(cache, path)[1] if path in unpublished else whole[path]
+                path: _edition_keys(cache, path)[1]
+                if _sealed_stamp(path) != before[path]
+                else whole[path]
                 for path in paths
             }
             staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out))
@@ -187,7 +203,7 @@ def build_site(
                     site_url=site_url,
                     edition_paths=found,
                     carried=carried,
-                    edition_keys=folders,
+                    edition_keys={path.name: key for path, key in folders.items()},
                 )
                 steps.step(f"the static site ({engine})")
                 # 3. the static site from the rendered pages (mkdocs build --strict, or
@@ -205,7 +221,8 @@ def build_site(
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
         # 5. remember what this build was made from, so an unchanged rebuild can stop at step 0
-        done = _fingerprint(cache, paths, out, engine, site_url, now, facts)
+        #    (the edition folders as this build read them: one edited meanwhile is built again)
+        done = _fingerprint(cache, paths, out, engine, site_url, now, facts, folders)
         atomic_write_bytes(last, done.encode())
         cache.save()
         _remember(state, paths, editions, out, asked, now)

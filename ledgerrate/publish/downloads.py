@@ -18,7 +18,7 @@ import contextlib
 import json
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,11 +132,20 @@ class DataSection:
     log_folders: list[LogFolder] = field(default_factory=list)
 
 
-def section_json(section: DataSection) -> dict[str, Any]:
+def section_json(section: DataSection, *, log_folders: bool = True) -> dict[str, Any]:
     """What a data page lists, as JSON (kept with the downloads' files, `render.py`); the
-    folders' answers (`carried`) belong to one build and are left out."""
-    found = asdict(section)
-    del found["carried"]
+    folders' answers (`carried`) belong to one build and are left out, and the log folders
+    too unless `log_folders`. Field by field: `dataclasses.asdict` copied the 11,000 log
+    entries of each 215-model edition deeply, five seconds at ten editions."""
+    found: dict[str, Any] = {
+        "edition": section.edition,
+        "files": [vars(f) for f in section.files],
+        "seeds": [vars(s) for s in section.seeds],
+        "dataset_notes": section.dataset_notes,
+        "sealed": [vars(s) for s in section.sealed],
+    }
+    if log_folders:
+        found["log_folders"] = [vars(f) for f in section.log_folders]
     return found
 
 

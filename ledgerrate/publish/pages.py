@@ -587,8 +587,8 @@ def page_jobs(
         PageJob("errata", {**common, "editions": every}, lambda d: render_errata(env, site, d)),
     ]
     for edition in site.editions:
-        section = section_json(sections[edition.id])
-        del section["log_folders"]  # listed as downloads in `files`; these name the cache
+        # the log folders are listed as downloads in `files`; their entries name the cache
+        section = section_json(sections[edition.id], log_folders=False)
         jobs.append(
             PageJob(
                 f"edition/{edition.id}",
