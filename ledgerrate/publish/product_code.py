@@ -95,6 +95,10 @@ PRODUCTS: dict[str, ProductCode] = {
     "converted": ProductCode(
         ("ledgerrate.publish.engine.converted_pages",), libraries=("mkdocs", "Markdown")
     ),
+    # a page's entries in the search index (material's search plug-in, same module)
+    "search-entries": ProductCode(
+        ("ledgerrate.publish.engine.converted_pages",), libraries=("mkdocs-material",)
+    ),
     "drilldown": _DRILLDOWN,
     "drilldown-items": _DRILLDOWN,
     # compiled jinja templates: the key holds the template's source; the bytecode depends on

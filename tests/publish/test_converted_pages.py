@@ -33,6 +33,10 @@ def test_kept_conversions_build_the_same_site_and_a_changed_page_is_converted_ag
     again = _build(docs, tmp_path / "again", store)
     assert again is not None and converted_pages.KIND not in again.misses
     assert again.hits[converted_pages.KIND] == pages
+    # the search index's entries of each page too (`_SearchEntries`)
+    assert first.misses[converted_pages.SEARCH] > 10
+    assert again.hits[converted_pages.SEARCH] == first.misses[converted_pages.SEARCH]
+    assert converted_pages.SEARCH not in again.misses
     _build(docs, tmp_path / "plain", None)
     plain, kept = tree_bytes(tmp_path / "plain"), tree_bytes(tmp_path / "again")
     assert kept.keys() == plain.keys()
