@@ -101,6 +101,7 @@ PRODUCTS: dict[str, ProductCode] = {
     ),
     "drilldown": _DRILLDOWN,
     "drilldown-items": _DRILLDOWN,
+    "drilldown-workload": _DRILLDOWN,
     # compiled jinja templates: the key holds the template's source; the bytecode depends on
     # jinja and on how the environments are made (the pages', the mkdocs theme's)
     "jinja": ProductCode(

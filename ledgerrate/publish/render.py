@@ -165,7 +165,9 @@ def render_into(
         #    (the drill-downs read the datasets the downloads of step 3 published; cached per
         #    cell)
         compare.render_compare(env, editions, docs)
-        drilldown.render_drilldowns(env, editions, docs, cache, fork=fork, carried=carried)
+        drilldown.render_drilldowns(
+            env, editions, docs, cache, fork=fork, carried=carried, keys=keys
+        )
 
 
 # Below this many cells in the whole site, the pages, drill-downs and downloads are written in

@@ -145,11 +145,12 @@ def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A build that gets past the no-change check with the same inputs (its record lost) runs
-    no page job and writes no download: each is placed from the cache, the run and grade logs
-    stay in the live site, and the site is the one the first build published."""
+    no page job, writes no download and takes no drill-down cell's key: each is placed from the
+    cache, the logs and cell folders stay in the live site, and the site is the one the first
+    build published."""
     from ledgerrate.publish import build as build_mod
+    from ledgerrate.publish import drilldown, pages, render
     from ledgerrate.publish import load as load_mod
-    from ledgerrate.publish import pages, render
     from tests.publish.factory import write_edition
 
     root = tmp_path / "editions"
@@ -165,6 +166,7 @@ def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(render, "write_downloads", refused)
+    monkeypatch.setattr(drilldown, "_render_cells", refused)  # no cell's key taken again
     for name in ("render_home", "render_edition", "render_workload_page", "render_model"):
         monkeypatch.setattr(pages, name, refused)
     (out / "state" / "last-build").unlink()
