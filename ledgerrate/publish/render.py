@@ -133,8 +133,10 @@ def render_into(
             try:
                 section.carried = [f.place(carried, cache) for f in section.log_folders]
                 return section
-            except FileNotFoundError:  # a gzip gone from the cache: made again below
-                pass
+            except FileNotFoundError:  # a gzip gone from the cache: made again below,
+                # into an empty folder (never written through the links to the cache's files)
+                shutil.rmtree(dest)
+                dest.mkdir()
         _ratecard(edition, dest / "ratecard.pdf", cache, site_url)
         return write_downloads(edition, dest, cache, carried)
 

@@ -176,3 +176,35 @@ def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
     again = _tree(site)
     assert sorted(again) == sorted(first)
     assert [rel for rel in first if first[rel] != again[rel]] == []
+
+
+@pytest.mark.slow
+def test_downloads_whose_gzips_left_the_cache_are_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edition's downloads are placed from the cache with their log folders only listed;
+    when a listed gzip is gone from the cache and the folder must be written, the downloads
+    are made again, and the site is the same."""
+    from ledgerrate.publish import build as build_mod
+    from ledgerrate.publish import load as load_mod
+    from ledgerrate.publish.carried import STATE
+    from tests.publish.factory import write_edition
+
+    root = tmp_path / "editions"
+    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
+    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    site = build_mod.build_site(root, out, cache_dir=cache)
+    first = _tree(site)
+    gzips = sorted((cache / "products" / "gzip").iterdir())
+    assert gzips, "the fixture has no gzipped log"
+    for entry in gzips:
+        entry.unlink()
+    (out / "state" / STATE).unlink()  # the log folders are written, not kept
+    (out / "state" / "last-build").unlink()
+    (out / "state" / "unchanged.json").unlink(missing_ok=True)
+    build_mod.build_site(root, out, cache_dir=cache)
+    assert sorted((cache / "products" / "gzip").iterdir()), "the gzips were not made again"
+    again = _tree(site)
+    assert sorted(again) == sorted(first)
+    assert [rel for rel in first if first[rel] != again[rel]] == []
