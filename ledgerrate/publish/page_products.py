@@ -76,8 +76,12 @@ class PageStore:
         """The job's files into `docs`, and what it returned."""
         first = key_of(KIND, self.cache.code(KIND), job.name, job.inputs)
         hint = self._hint(first)
-        if hint is not None:
-            found = self.cache.stored(KIND, self._key(first, hint))
+        try:
+            second = self._key(first, hint) if hint is not None else None
+        except FileNotFoundError:  # a template the job read last time is gone (an upgrade)
+            second = None
+        if second is not None:
+            found = self.cache.stored(KIND, second)
             kept = json.loads(found.read_bytes()) if found is not None else None
             if kept is not None and self._place(kept["files"], docs):
                 return kept["result"]

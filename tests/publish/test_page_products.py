@@ -129,6 +129,17 @@ def test_a_stale_hint_finds_nothing_and_the_job_runs_again(builds: Builds) -> No
     assert all(hint.read_text(encoding="utf-8") != "[]" for hint in hints.iterdir())
 
 
+def test_a_hint_naming_a_template_that_is_gone_runs_the_job_again(builds: Builds) -> None:
+    """An upgrade that removes a template: the names a job read last time include it."""
+    cold, _ = builds.render("cold")
+    hints = builds.store / "page-templates"
+    for hint in hints.iterdir():
+        hint.write_text('["a-template-since-removed.md.j2"]', encoding="utf-8")
+    again, cache = builds.render("again")
+    _same(cold, again)
+    assert cache.hits[page_products.KIND] > 0  # found under the names the jobs read now
+
+
 def test_a_page_file_missing_from_the_cache_is_written_again(builds: Builds) -> None:
     cold, _ = builds.render("cold")
     kept = builds.store / "products" / page_products.FILES
