@@ -571,20 +571,16 @@ def page_jobs(
         "methodology": sorted(site.methodology_versions),
         "facts": site.facts.model_dump(mode="json"),
     }
-    every = [[e.id, keys.get(e.id)] for e in site.editions]
 
     def shows(*editions: Edition, **more: Any) -> dict[str, Any]:
         return {**common, "editions": [[e.id, keys.get(e.id)] for e in editions], **more}
 
+    every = site.editions
     jobs = [
-        PageJob("home", {**common, "editions": every}, lambda d: render_home(env, site, d, cache)),
-        PageJob("indexes", {**common, "editions": every}, lambda d: render_indexes(env, site, d)),
-        PageJob(
-            "primitives",
-            {**common, "editions": every},
-            lambda d: render_primitives(env, site, d, cache),
-        ),
-        PageJob("errata", {**common, "editions": every}, lambda d: render_errata(env, site, d)),
+        PageJob("home", shows(*every), lambda d: render_home(env, site, d, cache)),
+        PageJob("indexes", shows(*every), lambda d: render_indexes(env, site, d)),
+        PageJob("primitives", shows(*every), lambda d: render_primitives(env, site, d, cache)),
+        PageJob("errata", shows(*every), lambda d: render_errata(env, site, d)),
     ]
     for edition in site.editions:
         # the log folders are listed as downloads in `files`; their entries name the cache
@@ -605,15 +601,22 @@ def page_jobs(
                     f"workload/{workload_id}/{edition.id}",
                     shows(edition, workload=workload_id, title=title, newest=edition is newest),
                     partial(
-                        _workload_edition, env, site, workload_id, edition, result, cache, figures
+                        render_workload_edition,
+                        env,
+                        site,
+                        workload_id,
+                        edition,
+                        result,
+                        cache=cache,
+                        figures=figures,
                     ),
                 )
             )
         jobs.append(
             PageJob(
                 f"workload/{workload_id}",
-                {**common, "editions": every, "workload": workload_id},
-                partial(_workload_page, env, site, workload_id, cache, figures),
+                shows(*every, workload=workload_id),
+                partial(render_workload_page, env, site, workload_id, cache=cache, figures=figures),
             )
         )
     models = list(site.models)
@@ -621,7 +624,7 @@ def page_jobs(
         jobs.append(
             PageJob(
                 f"models/{batch[0]}",
-                {**common, "editions": every, "models": list(batch)},
+                shows(*every, models=list(batch)),
                 partial(_model_pages, env, site, batch, cache=cache, figures=figures),
             )
         )
@@ -634,30 +637,6 @@ _MODELS_A_JOB = 20
 
 def _call(job: PageJob, docs: Path) -> None:
     job.write(docs)
-
-
-def _workload_edition(
-    env: Environment,
-    site: Site,
-    workload_id: str,
-    edition: Edition,
-    result: WorkloadResult,
-    cache: BuildCache | None,
-    figures: CellFigures,
-    docs: Path,
-) -> None:
-    render_workload_edition(env, site, workload_id, edition, result, docs, cache, figures)
-
-
-def _workload_page(
-    env: Environment,
-    site: Site,
-    workload_id: str,
-    cache: BuildCache | None,
-    figures: CellFigures,
-    docs: Path,
-) -> None:
-    render_workload_page(env, site, workload_id, docs, cache, figures)
 
 
 def _edition_pages(
