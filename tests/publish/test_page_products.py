@@ -151,6 +151,33 @@ def test_a_page_file_missing_from_the_cache_is_written_again(builds: Builds) -> 
     assert filecmp.cmp(cold / "index.md", again / "index.md", shallow=False)
 
 
+class Built:
+    """One edition built by `ledgerrate build` into `out`, with the machine cache `cache`."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        from ledgerrate.publish import build as build_mod
+        from ledgerrate.publish import load as load_mod
+        from tests.publish.factory import write_edition
+
+        self.root = tmp_path / "editions"
+        fixtures = {"2026-07": write_edition(self.root, "2026-07", "2026-07-01")}
+        monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+        self.cache, self.out = tmp_path / "cache", tmp_path / "out"
+        self.build_site = build_mod.build_site
+        self.site = self.build_site(self.root, self.out, cache_dir=self.cache)
+        self.first = _tree(self.site)
+
+    def again(self) -> None:
+        """Build again with the same inputs, past the no-change check (its record lost), and
+        check the site is the one the first build published."""
+        (self.out / "state" / "last-build").unlink()
+        (self.out / "state" / "unchanged.json").unlink(missing_ok=True)
+        self.build_site(self.root, self.out, cache_dir=self.cache)
+        again = _tree(self.site)
+        assert sorted(again) == sorted(self.first)
+        assert [rel for rel in self.first if self.first[rel] != again[rel]] == []
+
+
 @pytest.mark.slow
 def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -159,18 +186,10 @@ def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
     no page job, writes no download and takes no drill-down cell's key: each is placed from the
     cache, the logs and cell folders stay in the live site, and the site is the one the first
     build published."""
-    from ledgerrate.publish import build as build_mod
     from ledgerrate.publish import drilldown, pages, render
-    from ledgerrate.publish import load as load_mod
-    from tests.publish.factory import write_edition
 
-    root = tmp_path / "editions"
-    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
-    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
-    cache, out = tmp_path / "cache", tmp_path / "out"
-    site = build_mod.build_site(root, out, cache_dir=cache)
-    first = _tree(site)
-    logs = site / "data" / "2026-07" / "runs"
+    built = Built(tmp_path, monkeypatch)
+    logs = built.site / "data" / "2026-07" / "runs"
     inode = logs.stat().st_ino
 
     def refused(*_: object, **__: object) -> None:
@@ -180,13 +199,8 @@ def test_a_build_with_nothing_new_to_render_places_every_page_and_download(
     monkeypatch.setattr(drilldown, "_render_cells", refused)  # no cell's key taken again
     for name in ("render_home", "render_edition", "render_workload_page", "render_model"):
         monkeypatch.setattr(pages, name, refused)
-    (out / "state" / "last-build").unlink()
-    (out / "state" / "unchanged.json").unlink(missing_ok=True)
-    build_mod.build_site(root, out, cache_dir=cache)
+    built.again()
     assert logs.stat().st_ino == inode
-    again = _tree(site)
-    assert sorted(again) == sorted(first)
-    assert [rel for rel in first if first[rel] != again[rel]] == []
 
 
 @pytest.mark.slow
@@ -196,26 +210,13 @@ def test_downloads_whose_gzips_left_the_cache_are_made_again(
     """An edition's downloads are placed from the cache with their log folders only listed;
     when a listed gzip is gone from the cache and the folder must be written, the downloads
     are made again, and the site is the same."""
-    from ledgerrate.publish import build as build_mod
-    from ledgerrate.publish import load as load_mod
     from ledgerrate.publish.carried import STATE
-    from tests.publish.factory import write_edition
 
-    root = tmp_path / "editions"
-    fixtures = {"2026-07": write_edition(root, "2026-07", "2026-07-01")}
-    monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
-    cache, out = tmp_path / "cache", tmp_path / "out"
-    site = build_mod.build_site(root, out, cache_dir=cache)
-    first = _tree(site)
-    gzips = sorted((cache / "products" / "gzip").iterdir())
+    built = Built(tmp_path, monkeypatch)
+    gzips = sorted((built.cache / "products" / "gzip").iterdir())
     assert gzips, "the fixture has no gzipped log"
     for entry in gzips:
         entry.unlink()
-    (out / "state" / STATE).unlink()  # the log folders are written, not kept
-    (out / "state" / "last-build").unlink()
-    (out / "state" / "unchanged.json").unlink(missing_ok=True)
-    build_mod.build_site(root, out, cache_dir=cache)
-    assert sorted((cache / "products" / "gzip").iterdir()), "the gzips were not made again"
-    again = _tree(site)
-    assert sorted(again) == sorted(first)
-    assert [rel for rel in first if first[rel] != again[rel]] == []
+    (built.out / "state" / STATE).unlink()  # the log folders are written, not kept
+    built.again()
+    assert sorted((built.cache / "products" / "gzip").iterdir()), "the gzips were not made again"
