@@ -472,12 +472,13 @@ class LogFolder:
     key: str
     files: list[tuple[str, str, str, int, bool]]
 
-    def place(self, carried: Carried, cache: BuildCache) -> Noted:
+    def place(self, carried: Carried, cache: BuildCache, *, found_now: bool = False) -> Noted:
         """Write the folder beside the docs, or keep it in the live site (`Carried.folder`).
         Raises `FileNotFoundError`, before writing anything, when a file to place is gone
-        from the cache (or is no longer the gzip it was) or from the edition."""
+        from the cache (or is no longer the gzip it was) or from the edition. `found_now`: the
+        files were found by this very build (`write_downloads`), and are not looked up again."""
         into = carried.folder(self.rel, self.key)
-        if into is not None:
+        if into is not None and not found_now:
             for name, path, _, _, cached in self.files:
                 whole = Path(path)
                 sound = (
@@ -487,6 +488,7 @@ class LogFolder:
                 )
                 if not sound:
                     raise FileNotFoundError(f"{path}: gone since it was listed for {name}")
+        if into is not None:
             for name, path, _, _, cached in self.files:
                 if cached:
                     place_product(Path(path), into / name)
@@ -635,7 +637,7 @@ def write_downloads(
     write_plain(dest / "SHA256SUMS", sums.encode("utf-8"))
     entries = edition.errata.entries if edition.errata else []
     listed = sealed_downloads(root, entries)
-    carried_logs = [folder.place(carried, cache) for folder in log_folders] if carried else []
+    carried_logs = [f.place(carried, cache, found_now=True) for f in log_folders] if carried else []
     section = DataSection(edition.id, files, seed_checks(edition), notes, listed, carried_logs)
     section.log_folders = log_folders
     return section
