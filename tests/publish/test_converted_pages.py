@@ -60,3 +60,56 @@ def test_a_page_whose_conversion_warned_is_converted_and_warns_on_every_build(
     for name in ("first", "second"):
         with pytest.raises(UsageProblem, match="no-such-page"):
             _build(docs, tmp_path / name, store)
+
+
+def test_a_file_added_to_the_site_converts_no_page_that_does_not_link_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An edition added to a site adds files (its pages, charts, downloads) that no unchanged
+    # page links to: those pages' conversions stay kept. A page that does link to the new file
+    # is converted again, and links to it.
+    docs = rendered_two_editions(tmp_path, monkeypatch)
+    store = tmp_path / "cache"
+    first = _build(docs, tmp_path / "first", store)
+    assert first is not None
+    pages = first.misses[converted_pages.KIND]
+    (docs / "notes").mkdir()
+    (docs / "notes" / "added.txt").write_text("a file no page links to yet\n", "utf-8")
+    added = _build(docs, tmp_path / "added", store)
+    assert added is not None and converted_pages.KIND not in added.misses
+    assert added.hits[converted_pages.KIND] == pages
+    _build(docs, tmp_path / "plain", None)
+    assert tree_bytes(tmp_path / "added") == tree_bytes(tmp_path / "plain")
+    about = docs / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\n[notes](notes/added.txt)\n", "utf-8")
+    linked = _build(docs, tmp_path / "linked", store)
+    assert linked is not None and linked.misses[converted_pages.KIND] == 1
+    html = (tmp_path / "linked" / "about" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../notes/added.txt"' in html
+
+
+class _Files:
+    """Stands in for mkdocs' files: looked up by source path."""
+
+    def __init__(self, *rows: tuple[str, str]) -> None:
+        self.found = {src: _File(src, url) for src, url in rows}
+
+    def get_file_from_path(self, path: str) -> object | None:
+        return self.found.get(path)
+
+
+class _File:
+    def __init__(self, src: str, url: str) -> None:
+        self.src_uri, self.dest_uri, self.url, self.inclusion = src, url + "index.html", url, "I"
+
+
+def test_a_conversion_is_keyed_by_the_files_it_looked_up_and_by_no_other() -> None:
+    looked = ["b.md", "missing.md"]
+    key = converted_pages._key("first", looked, _Files(("a.md", "a/"), ("b.md", "b/")))
+    assert key == converted_pages._key("first", looked, _Files(("b.md", "b/"), ("c.md", "c/")))
+    # a looked-up file moved, or one that was missing now found: another key
+    assert key != converted_pages._key("first", looked, _Files(("b.md", "bee/")))
+    assert key != converted_pages._key(
+        "first", looked, _Files(("b.md", "b/"), ("missing.md", "missing/"))
+    )
+    assert key != converted_pages._key("other", looked, _Files(("b.md", "b/")))

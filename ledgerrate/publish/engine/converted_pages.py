@@ -1,5 +1,5 @@
 """A page's markdown conversion as a product of the build cache: converted again only when its
-markdown, its place in the site, the site's files or the markdown configuration changed.
+markdown, its place in the site, a file it links to or the markdown configuration changed.
 
 mkdocs converts every page on every build. After a one-template change at ten 215-model
 editions, converting the 415 unchanged pages again (each edition's cells, each model's,
@@ -10,15 +10,25 @@ What `Page.render` leaves on a page (its HTML, table of contents, title, the anc
 and its links to other pages' anchors) depends on:
 - the markdown it is given, after every plug-in's `on_page_markdown`;
 - the page's file (its source path and URL: relative links are resolved from there);
-- every file of the site with its URL (a link is rewritten to its target's URL, or warned
-  about when there is none);
+- each file the conversion looked up, with its URL, or its absence (a link is rewritten to its
+  target's URL, or warned about when there is none): mkdocs resolves a link by looking its
+  target up among the site's files (`Files.get_file_from_path`), and nothing else of the files
+  reaches the page;
 - the markdown extensions and their configuration, `use_directory_urls` and the link
   validation settings, and the versions of mkdocs and markdown (`code("converted")`).
 
-All of them are in the key. A page whose conversion logged anything (a link not found, at
-any level) is never kept: the next build converts it again and logs it again, so `--strict`
-fails as it did. Pages another plug-in already converts its own way (`shared_markdown.py`) are
-left to it. The search index's entries of each page are kept the same way (`_SearchEntries`).
+All of them are in the key. Which files a conversion looks up is known once it ran, so, as for
+the page jobs (`publish/page_products.py`), a first key without them leads to the paths the
+conversion looked up (kind `converted-links`), and the conversion is kept under the key made
+with those paths' files as they are now. The paths follow from the markdown, the page's own
+file and the configuration, all in the first key. An edition added to the site adds files that
+no unchanged page looks up, so those pages' conversions are kept; when every file of the site
+was in the key, each of them was converted again.
+
+A page whose conversion logged anything (a link not found, at any level) is never kept: the
+next build converts it again and logs it again, so `--strict` fails as it did. Pages another
+plug-in already converts its own way (`shared_markdown.py`) are left to it. The search
+index's entries of each page are kept the same way (`_SearchEntries`).
 `tests/publish/test_converted_pages.py` proves the site byte-identical to one built without
 this.
 """
@@ -35,6 +45,7 @@ from mkdocs.structure.toc import get_toc
 from ledgerrate.publish.cache import BuildCache, key_of
 
 KIND = "converted"
+LINKS = "converted-links"
 SEARCH = "search-entries"
 
 
@@ -60,7 +71,6 @@ class ConvertedPages:
 
     def __init__(self, cache: BuildCache) -> None:
         self.cache = cache
-        self._site: str | None = None
 
     def on_config(self, config: Any, **_: Any) -> Any:
         self._config = key_of(
@@ -72,46 +82,33 @@ class ConvertedPages:
         )
         return config
 
-    def on_files(self, files: Any, **_: Any) -> Any:
-        # Taken when the pages are converted (`on_page_markdown`), after every plug-in's
-        # `on_files` has added or moved files.
-        self._site = None
-        return files
-
-    def _site_key(self, files: Any) -> str:
-        if self._site is None:
-            self._site = key_of(
-                self._config,
-                sorted(
-                    ([f.src_uri, f.dest_uri, f.url, str(f.inclusion)] for f in files),
-                    key=lambda row: str(row[0]),
-                ),
-            )
-        return self._site
-
     def on_page_markdown(self, markdown: str, page: Any, files: Any = None, **_: Any) -> str:
         if "render" in vars(page):  # converted another way (`shared_markdown.py`)
             return markdown
         render = page.render
 
         def cached(config: Any, files: Any) -> None:
-            key = key_of(
-                KIND, self._site_key(files), page.file.src_uri, page.file.url, page.markdown
-            )
-            found = self.cache.stored(KIND, key)
-            if found is not None:
-                _apply(page, json.loads(found.read_bytes()), files)
-                return
+            first = key_of(KIND, self._config, _row(page.file), page.markdown)
+            links = self.cache.stored(LINKS, first)
+            if links is not None:
+                looked = json.loads(links.read_bytes())
+                found = self.cache.stored(KIND, _key(first, looked, files))
+                if found is not None:
+                    _apply(page, json.loads(found.read_bytes()), files)
+                    return
             logged = _Logged()
             logger = logging.getLogger("mkdocs")
             logger.addHandler(logged)
+            seen = _LookedUp(files)
             try:
-                render(config, files)
+                render(config, seen)
             finally:
                 logger.removeHandler(logged)
             if logged.count == 0:
+                looked = sorted(seen.paths)
                 outputs = json.dumps(_outputs(page), sort_keys=True).encode()
-                self.cache.product_path(KIND, key, lambda: outputs)
+                self.cache.product_path(KIND, _key(first, looked, files), lambda: outputs)
+                self.cache.product_path(LINKS, first, lambda: json.dumps(looked).encode())
 
         page.render = cached
         return markdown
@@ -127,6 +124,34 @@ class ConvertedPages:
         if index is not None and "add_entry_from_context" not in vars(index):
             index.add_entry_from_context = _SearchEntries(self.cache, index)
         return env
+
+
+def _row(file: Any) -> list[str] | None:
+    """What a conversion reads of a file: where it is, its URL and whether it is built."""
+    if file is None:
+        return None
+    return [file.src_uri, file.dest_uri, file.url, str(file.inclusion)]
+
+
+def _key(first: str, looked: list[str], files: Any) -> str:
+    return key_of(first, [[path, _row(files.get_file_from_path(path))] for path in looked])
+
+
+class _LookedUp:
+    """The site's files as one page's conversion is given them: every path it looks up is
+    noted. Only `get_file_from_path` is used by a conversion (mkdocs' link and anchor
+    processors); anything else is handed to the files themselves."""
+
+    def __init__(self, files: Any) -> None:
+        self._files = files
+        self.paths: set[str] = set()
+
+    def get_file_from_path(self, path: str) -> Any:
+        self.paths.add(path)
+        return self._files.get_file_from_path(path)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._files, name)
 
 
 class _SearchEntries:
