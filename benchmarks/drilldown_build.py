@@ -44,7 +44,7 @@ from pathlib import Path
 
 # Run as a script, this folder is on sys.path, so its siblings import plainly.
 from build_speed import regrade_once
-from measure import PEAK_KB, REPO, Measured, measure
+from measure import PEAK_KB, REPO, Measured, disk_use, measure
 from scale_set import ensure_scale_set
 
 from ledgerrate.publish.cache import CACHE_ENV
@@ -185,29 +185,6 @@ def build_side(
             )
         )
     return rows
-
-
-RAW_LOGS = ("runs", "grades", "probes", "bodies")  # under data/<edition>/: the published logs
-
-
-def disk_use(root: Path, *, skip_logs: bool = False) -> tuple[int, int]:
-    """(bytes on disk as `du` counts them, bytes of the files) under `root`, each inode once
-    (the site's downloads are hard links to the products cache), folders included;
-    `skip_logs`: without the raw logs of `data/<edition>/`."""
-    seen: set[tuple[int, int]] = set()
-    disk = size = 0
-    for folder, dirs, files in os.walk(root):
-        rel = Path(folder).relative_to(root).parts
-        if skip_logs and len(rel) == 2 and rel[0] == "data":
-            dirs[:] = [d for d in dirs if d not in RAW_LOGS]
-        for name in [".", *files]:
-            st = os.lstat(os.path.join(folder, name))
-            if (st.st_dev, st.st_ino) in seen:
-                continue
-            seen.add((st.st_dev, st.st_ino))
-            disk += st.st_blocks * 512
-            size += st.st_size if name != "." else 0
-    return disk, size
 
 
 def site_sizes(site: Path) -> str:

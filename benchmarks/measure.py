@@ -129,3 +129,42 @@ def timed_build(
 def timed_mkdocs(label: str, docs: Path, site: Path, env=None) -> Measured:
     code = TIMED_MKDOCS.format(docs=str(docs), site=str(site), peak=PEAK_KB)
     return measure(label, code, env)
+
+
+RAW_LOGS = ("runs", "grades", "probes", "bodies")  # under data/<edition>/: the published logs
+
+
+def disk_use(root: Path, *, skip_logs: bool = False) -> tuple[int, int]:
+    """(bytes on disk as `du` counts them, bytes of the files) under `root`, each inode once
+    (the site's downloads are hard links to the products cache), folders included;
+    `skip_logs`: without the raw logs of `data/<edition>/`."""
+    seen: set[tuple[int, int]] = set()
+    disk = size = 0
+    for folder, dirs, files in os.walk(root):
+        rel = Path(folder).relative_to(root).parts
+        if skip_logs and len(rel) == 2 and rel[0] == "data":
+            dirs[:] = [d for d in dirs if d not in RAW_LOGS]
+        for name in [".", *files]:
+            st = os.lstat(os.path.join(folder, name))
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            disk += st.st_blocks * 512
+            size += st.st_size if name != "." else 0
+    return disk, size
+
+
+# Issue #50 target 6: the site at 420k records, raw logs aside, holds at most this much.
+SITE_TARGET_MB = 600
+
+
+def site_size_line(site: Path, label: str = "site") -> tuple[str, int]:
+    """The site's size without its raw logs, as `du` counts it and as the bytes of its files,
+    against target 6; and the on-disk bytes, for a ratio between two builds."""
+    mb = 1024 * 1024
+    disk, size = disk_use(site, skip_logs=True)
+    line = (
+        f"{label}, raw logs aside: {disk / mb:.0f} MB on disk ({size / mb:.0f} MB of files) "
+        f"(<= {SITE_TARGET_MB} MB, so {disk / mb / SITE_TARGET_MB:.2f} x the target)"
+    )
+    return line, disk

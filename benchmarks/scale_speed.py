@@ -9,27 +9,45 @@ scratch copy (a first build records publications into the edition folders).
 Targets (issue #11): 420k records (10 editions x ~215 models) build < 120 s wall and peak RSS
 < 1.5 GB; `results` < 20 s; `verify` of one 7,800-record edition faster than building it.
 Issue #50: `verify` of one 215-model edition <= 500 MB peak (with `--baseline`, verify runs on
-the other checkout too and the ratio of the two peaks is printed).
+the other checkout too and the ratio of the two peaks is printed); the site of every edition,
+raw logs aside, <= 600 MB (target 6, printed for each side); `results` <= 2x DuckDB over the
+same logs of the first edition (target 5, when `make bench` has installed DuckDB; the two are
+compared cell by cell as `results_vs_duckdb.py` does). Target 7 is on the bundled editions:
+`build_speed.py`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure import DEFAULT_GC_ENV, PEAK_KB, REPO, Measured, measure, timed_build
+from measure import (
+    DEFAULT_GC_ENV,
+    PEAK_KB,
+    REPO,
+    Measured,
+    measure,
+    site_size_line,
+    timed_build,
+)
+from results_vs_duckdb import DUCKDB, disagreements
 from scale_set import ensure_scale_set
 
 RESULTS = """
 import json, time
+from pathlib import Path
 from ledgerrate.metrics.report import edition_results
 t = time.process_time()
 for edition in {editions!r}:
     text = edition_results(edition).model_dump_json(indent=2)
+if {out!r}:  # the first edition's figures, to compare with DuckDB's counts
+    Path({out!r}).write_text(edition_results({editions!r}[0]).model_dump_json(indent=2))
 print(json.dumps({{"work_cpu_s": time.process_time() - t, "peak_rss_kb": {peak}}}))
 """
 # `remember=False`: every run re-graded on its own. The scale set's models are copies of one
@@ -125,6 +143,23 @@ def _builds(side: Side, source: Path, scratch: Path, rebuild: bool) -> list[Meas
     return rows
 
 
+def _duckdb(edition: Path, figures: Path, side: Side) -> tuple[Measured, Measured, int] | None:
+    """Target 5's speed half: `results` of `edition` and DuckDB's per-cell counts over the same
+    JSONL, one after the other (each once before, to warm both), and how many cells disagree.
+    None when DuckDB is not installed (`make bench` installs it)."""
+    if importlib.util.find_spec("duckdb") is None:
+        return None
+    counts = figures.with_name("duckdb.json")
+    ours = RESULTS.format(editions=[str(edition)], out=str(figures), peak=PEAK_KB)
+    theirs = DUCKDB.format(edition=str(edition), out=str(counts), peak=PEAK_KB)
+    measure("(warm)", ours, side.env, cwd=side.code)
+    measure("(warm)", theirs, side.env, cwd=side.code)
+    mine = measure(f"results ({edition.name}), to compare", ours, side.env, cwd=side.code)
+    duck = measure(f"duckdb ({edition.name})", theirs, side.env, cwd=side.code)
+    differ = disagreements(json.loads(figures.read_text()), json.loads(counts.read_text()))
+    return mine, duck, len(differ)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sets", type=Path, required=True, help="where scale sets are kept")
@@ -159,10 +194,11 @@ def main() -> None:
         shutil.copytree(source, editions)
         first = sorted(editions.iterdir())[0]
         every = [str(e) for e in sorted(editions.iterdir())]
+        figures = scratch / "results.json"
         rows = [
             measure(
                 f"results ({first.name})",
-                RESULTS.format(editions=[str(first)], peak=PEAK_KB),
+                RESULTS.format(editions=[str(first)], out="", peak=PEAK_KB),
                 this.env,
                 cwd=this.code,
             ),
@@ -173,6 +209,7 @@ def main() -> None:
                 cwd=this.code,
             ),
         ]
+        duck = _duckdb(first, figures, this)
         baseline_verify = None
         if args.baseline is not None:
             other = sides[1]
@@ -193,11 +230,18 @@ def main() -> None:
             )
             rows.append(unshared)
         builds = {side.name: _builds(side, source, scratch, not args.no_rebuild) for side in sides}
+        # Target 6, on the site as the last build left it (every edition, once one was added).
+        sizes = {
+            side.name: site_size_line(
+                scratch / f"out-{side.name}" / "site", f"[{side.name}] site ({len(every)} editions)"
+            )
+            for side in sides
+        }
         if len(every) > 1:
             rows.append(
                 measure(
                     f"results (all {len(every)} editions)",
-                    RESULTS.format(editions=every, peak=PEAK_KB),
+                    RESULTS.format(editions=every, out="", peak=PEAK_KB),
                     this.env,
                     cwd=this.code,
                 )
@@ -211,6 +255,16 @@ def main() -> None:
     built = args.editions - 1 if len(builds["this"]) > 3 else args.editions
     per_edition = cold.process_cpu_s / built
     print(f"results wall = {results.wall_s:.1f} s, cpu {results.process_cpu_s:.1f} s")
+    if duck is None:
+        print("results / duckdb: not measured (DuckDB is not installed: make bench)")
+    else:
+        mine, theirs, differ = duck
+        print(mine.line())
+        print(theirs.line())
+        print(
+            f"results / duckdb ({first.name}): wall {mine.wall_s / theirs.wall_s:.2f}, cpu "
+            f"{mine.process_cpu_s / theirs.process_cpu_s:.2f} (<= 2); cells disagreeing: {differ}"
+        )
     print(
         f"build, cold ({built} edition(s)): wall {cold.wall_s:.1f} s (<= 120 s at 10 x 215), cpu "
         f"{cold.process_cpu_s:.1f} s, peak {cold.peak_rss_mb:.0f} MB (<= 1.5 GB)"
@@ -239,6 +293,11 @@ def main() -> None:
                 f"{mine.process_cpu_s / theirs.process_cpu_s:.3f}  wall "
                 f"{mine.wall_s / theirs.wall_s:.3f}"
             )
+    for line, _ in sizes.values():
+        print(line)
+    if "baseline" in sizes:
+        ratio = sizes["this"][1] / sizes["baseline"][1]
+        print(f"site, raw logs aside: this / baseline {ratio:.3f}")
     wall_per_edition = cold.wall_s / built
     print(
         f"verify wall / build wall per edition: as run {verify.wall_s / wall_per_edition:.3f}"
