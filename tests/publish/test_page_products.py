@@ -6,6 +6,7 @@ from __future__ import annotations
 import filecmp
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,8 +161,8 @@ class Built:
         from tests.publish.factory import write_edition
 
         self.root = tmp_path / "editions"
-        fixtures = {"2026-07": write_edition(self.root, "2026-07", "2026-07-01")}
-        monkeypatch.setattr(load_mod, "edition_results", lambda d: fixtures[Path(d).name])
+        self.fixtures = {"2026-07": write_edition(self.root, "2026-07", "2026-07-01")}
+        monkeypatch.setattr(load_mod, "edition_results", lambda d: self.fixtures[Path(d).name])
         self.cache, self.out = tmp_path / "cache", tmp_path / "out"
         self.build_site = build_mod.build_site
         self.site = self.build_site(self.root, self.out, cache_dir=self.cache)
@@ -220,3 +221,44 @@ def test_downloads_whose_gzips_left_the_cache_are_made_again(
     (built.out / "state" / STATE).unlink()  # the log folders are written, not kept
     built.again()
     assert sorted((built.cache / "products" / "gzip").iterdir()), "the gzips were not made again"
+
+
+@pytest.mark.slow
+def test_an_edition_added_remakes_nothing_of_the_editions_already_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """#50 target 4: adding an edition costs that edition's own products and the pages that
+    list editions. The earlier edition's downloads, drill-down cells and edition page are
+    placed from the cache, not made again; of its pages only its workloads' pages, which
+    pointed back to the workloads' pages as the newest edition's and now show its results, are
+    rendered again."""
+    from ledgerrate.publish import drilldown, pages, render
+    from tests.publish.factory import write_edition
+
+    built = Built(tmp_path, monkeypatch)
+    made = tmp_path / "made.txt"  # appended to by forked workers too
+
+    def noting(real: Any, edition_of: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with made.open("a", encoding="utf-8") as log:
+                log.write(f"{real.__name__} {edition_of(*args, **kwargs).id}\n")
+            return real(*args, **kwargs)
+
+        return call
+
+    spied = {
+        (render, "write_downloads"): lambda edition, *_, **__: edition,
+        (drilldown, "_render_cells"): lambda *args, **_: args[4][0],
+        (pages, "render_edition"): lambda *args, **_: args[2],
+        (pages, "render_workload_edition"): lambda *args, **_: args[3],
+    }
+    for (module, name), edition_of in spied.items():
+        monkeypatch.setattr(module, name, noting(getattr(module, name), edition_of))
+    built.fixtures["2026-08"] = write_edition(built.root, "2026-08", "2026-08-01")
+    built.build_site(built.root, built.out, cache_dir=built.cache)
+    calls = made.read_text(encoding="utf-8").splitlines()
+    assert sorted({line.split()[0] for line in calls}) == sorted(name for _, name in spied)
+    again = sorted(line for line in calls if not line.endswith(" 2026-08"))
+    workloads = len(built.fixtures["2026-07"].workloads)
+    assert again == ["render_workload_edition 2026-07"] * workloads
+    assert (built.site / "editions" / "2026-08" / "index.html").is_file()
