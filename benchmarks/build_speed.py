@@ -36,6 +36,8 @@ from pathlib import Path
 # Run as a script, this folder is on sys.path, so its sibling module imports plainly.
 from measure import REPO, Measured, timed_build, timed_mkdocs
 
+from ledgerrate.publish.carried import STATE
+
 
 def regrade_once(edition: Path) -> str:
     """Append a new revision of the last grade of one log, same outcome: a legal change."""
@@ -45,6 +47,25 @@ def regrade_once(edition: Path) -> str:
     with log.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(last, sort_keys=True, separators=(",", ":")) + "\n")
     return log.relative_to(edition).as_posix()
+
+
+def yardstick_docs(out: Path, docs: Path) -> None:
+    """The pages the build rendered, as mkdocs alone would be given the whole site: the docs
+    folder, plus the folders the build carries past the engine (the drill-down's cell pages,
+    the run and grade logs: `publish/carried.py`), copied from the built site at the paths the
+    state file records. Without them the yardstick's links to those pages land on no file and
+    `mkdocs build --strict` fails."""
+    shutil.copytree(out / "docs", docs)
+    record = json.loads((out / "state" / STATE).read_text(encoding="utf-8"))
+    for rel in sorted(record["folders"]):
+        top = out / "site" / rel
+
+        def engines(folder: str, names: list[str], top: Path = top, rel: str = rel) -> list[str]:
+            # A workload's items page is the engine's own (index.md in the docs).
+            own = Path(folder) == top and (docs / rel / "index.md").is_file()
+            return ["index.html"] if own else []
+
+        shutil.copytree(top, docs / rel, dirs_exist_ok=True, ignore=engines)
 
 
 def main() -> None:
@@ -65,7 +86,7 @@ def main() -> None:
         cold = timed_build(
             "cold (no build folder, no cache)", first, first.parent / "out", cache_dir=cache
         )
-        shutil.copytree(first.parent / "out" / "docs", scratch / "m" / "docs")
+        yardstick_docs(first.parent / "out", scratch / "m" / "docs")
         # The machine's speed drifts by tens of percent within minutes, so the yardstick and
         # the steps it measures run in rounds, side by side, and each round gives its own ratio.
         rounds: list[tuple[Measured, Measured, Measured]] = []
