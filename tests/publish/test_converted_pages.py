@@ -21,13 +21,31 @@ def _build(docs: Path, out: Path, store: Path | None) -> BuildCache | None:
     return cache
 
 
-def test_kept_conversions_build_the_same_site_and_a_changed_page_is_converted_again(
+def _converted_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Path, Path, BuildCache]:
+    """The two editions' docs, built once into `first` with a new products cache."""
     docs = rendered_two_editions(tmp_path, monkeypatch)
     store = tmp_path / "cache"
     first = _build(docs, tmp_path / "first", store)
     assert first is not None
+    return docs, store, first
+
+
+def _about_extended(docs: Path, store: Path, out: Path, text: str) -> str:
+    """The about page with `text` appended, built into `out`: the one page converted again.
+    Its built HTML."""
+    about = docs / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + text, "utf-8")
+    changed = _build(docs, out, store)
+    assert changed is not None and changed.misses[converted_pages.KIND] == 1
+    return (out / "about" / "index.html").read_text(encoding="utf-8")
+
+
+def test_kept_conversions_build_the_same_site_and_a_changed_page_is_converted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs, store, first = _converted_once(tmp_path, monkeypatch)
     pages = first.misses[converted_pages.KIND]
     assert pages > 10
     again = _build(docs, tmp_path / "again", store)
@@ -42,11 +60,7 @@ def test_kept_conversions_build_the_same_site_and_a_changed_page_is_converted_ag
     assert kept.keys() == plain.keys()
     assert sorted(name for name in kept if kept[name] != plain[name]) == []
     # One page's text changes: that page alone is converted again, and shows the change.
-    about = docs / "about.md"
-    about.write_text(about.read_text(encoding="utf-8") + "\n## A new heading\n", "utf-8")
-    changed = _build(docs, tmp_path / "changed", store)
-    assert changed is not None and changed.misses[converted_pages.KIND] == 1
-    html = (tmp_path / "changed" / "about" / "index.html").read_text(encoding="utf-8")
+    html = _about_extended(docs, store, tmp_path / "changed", "\n## A new heading\n")
     assert 'id="a-new-heading"' in html
 
 
@@ -68,10 +82,7 @@ def test_a_file_added_to_the_site_converts_no_page_that_does_not_link_to_it(
     # An edition added to a site adds files (its pages, charts, downloads) that no unchanged
     # page links to: those pages' conversions stay kept. A page that does link to the new file
     # is converted again, and links to it.
-    docs = rendered_two_editions(tmp_path, monkeypatch)
-    store = tmp_path / "cache"
-    first = _build(docs, tmp_path / "first", store)
-    assert first is not None
+    docs, store, first = _converted_once(tmp_path, monkeypatch)
     pages = first.misses[converted_pages.KIND]
     (docs / "notes").mkdir()
     (docs / "notes" / "added.txt").write_text("a file no page links to yet\n", "utf-8")
@@ -80,11 +91,7 @@ def test_a_file_added_to_the_site_converts_no_page_that_does_not_link_to_it(
     assert added.hits[converted_pages.KIND] == pages
     _build(docs, tmp_path / "plain", None)
     assert tree_bytes(tmp_path / "added") == tree_bytes(tmp_path / "plain")
-    about = docs / "about.md"
-    about.write_text(about.read_text(encoding="utf-8") + "\n[notes](notes/added.txt)\n", "utf-8")
-    linked = _build(docs, tmp_path / "linked", store)
-    assert linked is not None and linked.misses[converted_pages.KIND] == 1
-    html = (tmp_path / "linked" / "about" / "index.html").read_text(encoding="utf-8")
+    html = _about_extended(docs, store, tmp_path / "linked", "\n[notes](notes/added.txt)\n")
     assert 'href="../notes/added.txt"' in html
 
 
